@@ -1,0 +1,62 @@
+# vpmu — one top-level Makefile.
+#   make            libvpmu.a, libvpmu.so and the programs in build/bin/
+#   make check      everything again with ASan+UBSan, then every test under prove
+#   make fuzz       libFuzzer targets (clang), each for FUZZ_SECONDS
+#   make bench      callgrind instruction counts and ns/op (bench/README.md)
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS := -Iinclude -Ivpmu -D_GNU_SOURCE
+LDLIBS  := -lxxhash
+
+B       ?= build
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+LIB_SRC := $(sort $(wildcard vpmu/*.c))
+LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h)
+TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
+UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
+
+.PHONY: all check test fuzz bench clean deps
+all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%)
+
+$(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -fPIC $(CPPFLAGS) -Itools -Itests/unit -c $< -o $@
+
+$(B)/lib/libvpmu.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/lib/libvpmu.so: $(LIB_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
+
+TOOL_LIB_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
+$(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Tests run against the sanitizer build in build/san.
+SANB := build/san
+check:
+	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
+	VPMU_BUILD=$(SANB) prove -v tests/*.t
+test: check
+
+fuzz:
+	$(MAKE) --no-print-directory -f fuzz/fuzz.mk
+
+bench:
+	$(MAKE) --no-print-directory -f bench/bench.mk
+
+clean:
+	rm -rf build
+
+# Debian packages the build and tests need (fresh machine: README.md).
+deps:
+	scripts/install-deps

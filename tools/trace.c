@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replays a trace (design/trace-format.md, version 1) against libvpmu with the
+ * sim backend.  Every malformed line is reported as NAME:LINE and fails the file;
+ * nothing is guessed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "vpmu/backend.h"
+#include "vpmu/vpmu.h"
+
+#define MAX_TOK 16
+#define MAX_VMS 64
+#define MAX_LINE 4096
+
+struct tvm {
+	char name[64];
+	struct vpmu_vm *vm;
+	uint64_t pmi_mark[VPMU_MAX_VCPUS];
+};
+
+struct ctx {
+	const char *name;
+	unsigned line;
+	FILE *diag, *tap;
+	int verbose;
+	unsigned *tapno;
+	struct trace_result *res;
+	struct vpmu_sim *sim;
+	struct vpmu_host *host;
+	struct tvm vms[MAX_VMS];
+	unsigned nvms;
+	struct tvm *cur;
+	struct vpmu_vcpu *vcpu;
+	unsigned vcpu_index;
+	uint64_t ctrl_mark, ctr_mark;
+};
+
+static void diag(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diag(struct ctx *c, const char *fmt, ...)
+{
+	if (!c->diag)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(c->diag, "%s:%u: ", c->name, c->line);
+	vfprintf(c->diag, fmt, ap);
+	fputc('\n', c->diag);
+	va_end(ap);
+}
+
+/* A malformed trace: report and stop the file. */
+static int bad(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(struct ctx *c, const char *fmt, ...)
+{
+	if (c->diag) {
+		va_list ap;
+		va_start(ap, fmt);
+		fprintf(c->diag, "%s:%u: error: ", c->name, c->line);
+		vfprintf(c->diag, fmt, ap);
+		fputc('\n', c->diag);
+		va_end(ap);
+	}
+	c->res->error = 1;
+	return -1;
+}
+
+/* An expectation: count it, report it.  Returns 0 (the trace goes on). */
+static int check(struct ctx *c, int ok, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int check(struct ctx *c, int ok, const char *what, const char *fmt, ...)
+{
+	char msg[256] = "";
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->res->checks++;
+	if (!ok) {
+		c->res->failed++;
+		diag(c, "expected %s", msg);
+	}
+	if (c->verbose && c->tap)
+		fprintf(c->tap, "%s %u - %s:%u: %s\n", ok ? "ok" : "not ok", ++*c->tapno,
+			c->name, c->line, what);
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	int neg = 0;
+	if (*s == '-') {
+		neg = 1;
+		s++;
+		/* Negative numbers are decimal only (trace-format "Lexical rules"). */
+		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+			return -1;
+	}
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10);
+	if (errno || *end || end == s)
+		return -1;
+	if (neg && v > (1ull << 63))
+		return -1;
+	*out = neg ? (uint64_t)0 - v : v;
+	return 0;
+}
+
+static int num(struct ctx *c, const char *s, uint64_t *out)
+{
+	if (parse_u64(s, out))
+		return bad(c, "malformed number '%s'", s);
+	return 0;
+}
+
+static int need_args(struct ctx *c, int ntok, int lo, int hi, const char *usage)
+{
+	if (ntok < lo || ntok > hi)
+		return bad(c, "%s operands: usage: %s", ntok < lo ? "missing" : "extra", usage);
+	return 0;
+}
+
+static struct tvm *find_vm(struct ctx *c, const char *name)
+{
+	for (unsigned i = 0; i < c->nvms; i++)
+		if (strcmp(c->vms[i].name, name) == 0)
+			return &c->vms[i];
+	return NULL;
+}
+
+static int need_running(struct ctx *c)
+{
+	if (!c->vcpu)
+		return bad(c, "no current vCPU (use 'vcpu N')");
+	if (!vpmu_vcpu_running(c->vcpu, NULL))
+		return bad(c, "the current vCPU is switched out (use 'run-on CPU')");
+	return 0;
+}
+
+static int do_vm(struct ctx *c, char **t, int n)
+{
+	if (n < 2)
+		return bad(c, "missing operands: usage: vm NAME [model=MODEL [strict] [key=value...]]");
+	struct tvm *existing = find_vm(c, t[1]);
+	if (n == 2) {
+		if (!existing)
+			return bad(c, "no VM named '%s'", t[1]);
+		c->cur = existing;
+		c->vcpu = NULL;
+		return 0;
+	}
+	if (existing)
+		return bad(c, "VM '%s' already exists", t[1]);
+	if (strlen(t[1]) >= sizeof(c->vms[0].name) || c->nvms >= MAX_VMS)
+		return bad(c, "too many VMs or name too long");
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	for (int i = 2; i < n; i++) {
+		uint64_t v;
+		if (strcmp(t[i], "strict") == 0) {
+			cfg.flags |= VPMU_VM_STRICT;
+		} else if (strncmp(t[i], "model=", 6) == 0) {
+			cfg.model = t[i] + 6;
+		} else if (strncmp(t[i], "cpumodel=", 9) == 0) {
+			if (num(c, t[i] + 9, &v) || v > 255)
+				return c->res->error ? -1 : bad(c, "cpumodel out of range");
+			cfg.cpumodel = (int)v;
+		} else if (strncmp(t[i], "stepping=", 9) == 0) {
+			if (num(c, t[i] + 9, &v) || v > 15)
+				return c->res->error ? -1 : bad(c, "stepping out of range");
+			cfg.stepping = (int)v;
+		} else if (strncmp(t[i], "ht=", 3) == 0) {
+			if (num(c, t[i] + 3, &v) || v > 1)
+				return c->res->error ? -1 : bad(c, "ht must be 0 or 1");
+			cfg.ht = (int)v;
+		} else {
+			return bad(c, "unknown key '%s'", t[i]);
+		}
+	}
+	if (!cfg.model)
+		return bad(c, "vm '%s': model= is required", t[1]);
+	if (!vpmu_model_description(cfg.model))
+		return bad(c, "unknown model '%s'", cfg.model);
+	struct tvm *tv = &c->vms[c->nvms];
+	memset(tv, 0, sizeof(*tv));
+	int rc = vpmu_vm_create(c->host, &cfg, &tv->vm);
+	if (rc)
+		return bad(c, "cannot create VM '%s': %s", t[1], strerror(-rc));
+	snprintf(tv->name, sizeof(tv->name), "%s", t[1]);
+	c->nvms++;
+	c->cur = tv;
+	c->vcpu = NULL;
+	return 0;
+}
+
+static int do_vcpu(struct ctx *c, char **t, int n)
+{
+	uint64_t idx;
+	if (need_args(c, n, 2, 2, "vcpu N") || num(c, t[1], &idx))
+		return -1;
+	if (!c->cur)
+		return bad(c, "no current VM");
+	if (idx >= VPMU_MAX_VCPUS)
+		return bad(c, "vCPU %" PRIu64 " out of range (max %d)", idx, VPMU_MAX_VCPUS - 1);
+	struct vpmu_vcpu *v = vpmu_vcpu_get(c->cur->vm, (unsigned)idx);
+	if (!v && vpmu_vcpu_create(c->cur->vm, (unsigned)idx, &v))
+		return bad(c, "cannot create vCPU %" PRIu64, idx);
+	c->vcpu = v;
+	c->vcpu_index = (unsigned)idx;
+	return 0;
+}
+
+static int do_run_on(struct ctx *c, char **t, int n)
+{
+	uint64_t cpu;
+	unsigned now;
+	if (need_args(c, n, 2, 2, "run-on CPU") || num(c, t[1], &cpu))
+		return -1;
+	if (!c->vcpu)
+		return bad(c, "no current vCPU (use 'vcpu N')");
+	if (cpu >= VPMU_MAX_HOST_CPUS)
+		return bad(c, "host CPU %" PRIu64 " out of range (max %d)", cpu, VPMU_MAX_HOST_CPUS - 1);
+	if (vpmu_vcpu_running(c->vcpu, &now)) {
+		if (now == cpu)
+			return 0;
+		vpmu_vcpu_switch_out(c->vcpu);
+	}
+	/* Another vCPU on that host CPU is preempted: the host scheduler switches it out. */
+	for (unsigned i = 0; i < c->nvms; i++)
+		for (unsigned k = 0; k < VPMU_MAX_VCPUS; k++) {
+			struct vpmu_vcpu *o = vpmu_vcpu_get(c->vms[i].vm, k);
+			unsigned oc;
+			if (o && vpmu_vcpu_running(o, &oc) && oc == cpu)
+				vpmu_vcpu_switch_out(o);
+		}
+	int rc = vpmu_vcpu_switch_in(c->vcpu, (unsigned)cpu);
+	if (rc)
+		return bad(c, "switch-in failed: %s", strerror(-rc));
+	return 0;
+}
+
+static int do_wr(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
+{
+	uint64_t reg, val;
+	const char *usage = sp == VPMU_SPACE_MSR ? "wrmsr MSR VALUE [gp]" : "mtspr SPR VALUE [gp]";
+	if (need_args(c, n, 3, 4, usage) || num(c, t[1], &reg) || num(c, t[2], &val))
+		return -1;
+	if (n == 4 && strcmp(t[3], "gp") != 0)
+		return bad(c, "unknown operand '%s' (only 'gp')", t[3]);
+	if (reg > 0xFFFFFFFFull)
+		return bad(c, "register number out of range");
+	if (need_running(c))
+		return -1;
+	int want_gp = n == 4;
+	enum vpmu_fault f;
+	vpmu_reg_write(c->vcpu, sp, (uint32_t)reg, val, &f);
+	return check(c, (f != VPMU_FAULT_NONE) == want_gp, t[0],
+		     "%s 0x%" PRIx64 " <- 0x%" PRIx64 " to %s, got %s", t[0], reg, val,
+		     want_gp ? "fault" : "succeed",
+		     f == VPMU_FAULT_NONE ? "success" : vpmu_fault_name(f));
+}
+
+static int do_rd(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
+{
+	uint64_t reg, want = 0;
+	const char *usage = sp == VPMU_SPACE_MSR ? "rdmsr MSR EXPECT" : "mfspr SPR EXPECT";
+	if (need_args(c, n, 3, 3, usage) || num(c, t[1], &reg))
+		return -1;
+	int want_gp = strcmp(t[2], "gp") == 0, any = strcmp(t[2], "*") == 0;
+	if (!want_gp && !any && num(c, t[2], &want))
+		return -1;
+	if (reg > 0xFFFFFFFFull)
+		return bad(c, "register number out of range");
+	if (need_running(c))
+		return -1;
+	uint64_t val = 0;
+	enum vpmu_fault f;
+	vpmu_reg_read(c->vcpu, sp, (uint32_t)reg, &val, &f);
+	if (any) {
+		if (c->diag)
+			fprintf(c->diag, "%s:%u: %s 0x%" PRIx64 " = %s0x%" PRIx64 "\n", c->name, c->line,
+				t[0], reg, f ? "fault " : "", val);
+		return 0;
+	}
+	if (want_gp)
+		return check(c, f != VPMU_FAULT_NONE, t[0], "%s 0x%" PRIx64 " to fault, got 0x%" PRIx64,
+			     t[0], reg, val);
+	if (f != VPMU_FAULT_NONE)
+		return check(c, 0, t[0], "%s 0x%" PRIx64 " = 0x%" PRIx64 ", got fault (%s)", t[0], reg,
+			     want, vpmu_fault_name(f));
+	return check(c, val == want, t[0], "%s 0x%" PRIx64 " = 0x%" PRIx64 ", got 0x%" PRIx64, t[0],
+		     reg, want, val);
+}
+
+static int do_tick(struct ctx *c, char **t, int n)
+{
+	uint64_t count;
+	if (need_args(c, n, 3, 4, "tick EVENT COUNT [user|kernel]"))
+		return -1;
+	int ev = vpmu_event_from_name(t[1]);
+	if (ev < 0)
+		return bad(c, "unknown event '%s'", t[1]);
+	if (num(c, t[2], &count))
+		return -1;
+	enum vpmu_mode mode = VPMU_MODE_USER;
+	if (n == 4) {
+		if (strcmp(t[3], "kernel") == 0)
+			mode = VPMU_MODE_KERNEL;
+		else if (strcmp(t[3], "user") != 0)
+			return bad(c, "unknown privilege '%s' (user or kernel)", t[3]);
+	}
+	if (!c->vcpu)
+		return bad(c, "no current vCPU (use 'vcpu N')");
+	unsigned cpu;
+	if (!vpmu_vcpu_running(c->vcpu, &cpu))
+		return 0; /* a switched-out vCPU counts nothing */
+	vpmu_sim_tick(c->sim, cpu, (enum vpmu_event)ev, count, mode);
+	return 0;
+}
+
+static int do_expect_pmi(struct ctx *c, char **t, int n, int none)
+{
+	uint64_t want = 0;
+	if (none ? need_args(c, n, 1, 1, "expect-no-pmi")
+		 : (need_args(c, n, 2, 2, "expect-pmi N") || num(c, t[1], &want)))
+		return -1;
+	if (!c->vcpu)
+		return bad(c, "no current vCPU (use 'vcpu N')");
+	struct vpmu_totals tot;
+	vpmu_vcpu_totals(c->vcpu, &tot);
+	uint64_t got = tot.pmis - c->cur->pmi_mark[c->vcpu_index];
+	c->cur->pmi_mark[c->vcpu_index] = tot.pmis;
+	return check(c, got == want, t[0], "%" PRIu64 " PMI(s), got %" PRIu64, want, got);
+}
+
+static int do_expect_writes(struct ctx *c, char **t, int n, int ctrl)
+{
+	uint64_t want = 0;
+	if (need_args(c, n, 2, 2, ctrl ? "expect-host-ctrl-writes N|*" : "expect-host-ctr-writes N|*"))
+		return -1;
+	int any = strcmp(t[1], "*") == 0;
+	if (!any && num(c, t[1], &want))
+		return -1;
+	uint64_t total = ctrl ? vpmu_sim_ctrl_writes(c->sim) : vpmu_sim_ctr_writes(c->sim);
+	uint64_t *mark = ctrl ? &c->ctrl_mark : &c->ctr_mark;
+	uint64_t got = total - *mark;
+	*mark = total;
+	if (any) {
+		if (c->diag)
+			fprintf(c->diag, "%s:%u: %s = %" PRIu64 "\n", c->name, c->line, t[0], got);
+		return 0;
+	}
+	return check(c, got == want, t[0], "%" PRIu64 " host %s write(s), got %" PRIu64, want,
+		     ctrl ? "control" : "counter", got);
+}
+
+static int vcpu_ref(struct ctx *c, const char *s, struct vpmu_vcpu **out)
+{
+	const char *colon = strrchr(s, ':');
+	uint64_t idx;
+	char name[64];
+	if (!colon || (size_t)(colon - s) >= sizeof(name) || colon == s)
+		return bad(c, "malformed vCPU reference '%s' (VM:N)", s);
+	memcpy(name, s, (size_t)(colon - s));
+	name[colon - s] = 0;
+	if (num(c, colon + 1, &idx))
+		return -1;
+	struct tvm *tv = find_vm(c, name);
+	if (!tv)
+		return bad(c, "no VM named '%s'", name);
+	*out = idx < VPMU_MAX_VCPUS ? vpmu_vcpu_get(tv->vm, (unsigned)idx) : NULL;
+	if (!*out)
+		return bad(c, "VM '%s' has no vCPU %" PRIu64, name, idx);
+	return 0;
+}
+
+static int do_expect_id(struct ctx *c, char **t, int n, int equal)
+{
+	struct vpmu_vcpu *a, *b;
+	if (need_args(c, n, 3, 3, equal ? "expect-id-equal VM:N VM:N" : "expect-id-differ VM:N VM:N") ||
+	    vcpu_ref(c, t[1], &a) || vcpu_ref(c, t[2], &b))
+		return -1;
+	uint64_t ia = vpmu_vcpu_control_id(a), ib = vpmu_vcpu_control_id(b);
+	return check(c, (ia == ib) == equal, t[0], "ids of %s and %s to %s (0x%016" PRIx64 ", 0x%016" PRIx64 ")",
+		     t[1], t[2], equal ? "be equal" : "differ", ia, ib);
+}
+
+static int do_sbi(struct ctx *c, char **t, int n)
+{
+	(void)t, (void)n;
+	if (!c->vcpu)
+		return bad(c, "no current vCPU (use 'vcpu N')");
+	return bad(c, "model '%s' has no SBI PMU extension", vpmu_vm_model(c->cur->vm));
+}
+
+static int run_line(struct ctx *c, char *line)
+{
+	char *hash = strchr(line, '#');
+	if (hash)
+		*hash = 0;
+	char *t[MAX_TOK + 1];
+	int n = 0;
+	for (char *s = strtok(line, " \t\r\v\f"); s; s = strtok(NULL, " \t\r\v\f")) {
+		if (n == MAX_TOK)
+			return bad(c, "too many operands");
+		t[n++] = s;
+	}
+	if (n == 0)
+		return 0;
+	const char *d = t[0];
+	if (!strcmp(d, "vm")) return do_vm(c, t, n);
+	if (!strcmp(d, "vcpu")) return do_vcpu(c, t, n);
+	if (!strcmp(d, "run-on")) return do_run_on(c, t, n);
+	if (!strcmp(d, "switch-out")) {
+		if (need_args(c, n, 1, 1, "switch-out") || need_running(c))
+			return -1;
+		vpmu_vcpu_switch_out(c->vcpu);
+		return 0;
+	}
+	if (!strcmp(d, "wrmsr")) return do_wr(c, t, n, VPMU_SPACE_MSR);
+	if (!strcmp(d, "rdmsr")) return do_rd(c, t, n, VPMU_SPACE_MSR);
+	if (!strcmp(d, "mtspr")) return do_wr(c, t, n, VPMU_SPACE_SPR);
+	if (!strcmp(d, "mfspr")) return do_rd(c, t, n, VPMU_SPACE_SPR);
+	if (!strcmp(d, "sbi")) return do_sbi(c, t, n);
+	if (!strcmp(d, "tick")) return do_tick(c, t, n);
+	if (!strcmp(d, "expect-pmi")) return do_expect_pmi(c, t, n, 0);
+	if (!strcmp(d, "expect-no-pmi")) return do_expect_pmi(c, t, n, 1);
+	if (!strcmp(d, "expect-host-ctrl-writes")) return do_expect_writes(c, t, n, 1);
+	if (!strcmp(d, "expect-host-ctr-writes")) return do_expect_writes(c, t, n, 0);
+	if (!strcmp(d, "expect-id-equal")) return do_expect_id(c, t, n, 1);
+	if (!strcmp(d, "expect-id-differ")) return do_expect_id(c, t, n, 0);
+	return bad(c, "unknown directive '%s'", d);
+}
+
+void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE *tap,
+	       int verbose, unsigned *tapno, struct trace_result *res)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	struct vpmu_backend be;
+	memset(res, 0, sizeof(*res));
+	if (!c) {
+		res->error = 1;
+		return;
+	}
+	c->name = name;
+	c->diag = diagf;
+	c->tap = tap;
+	c->verbose = verbose;
+	c->tapno = tapno;
+	c->res = res;
+	if (vpmu_sim_create(VPMU_MAX_HOST_CPUS, &c->sim)) {
+		res->error = 1;
+		free(c);
+		return;
+	}
+	vpmu_sim_backend(c->sim, &be);
+	if (vpmu_host_create(&be, VPMU_MAX_HOST_CPUS, &c->host)) {
+		res->error = 1;
+		vpmu_sim_destroy(c->sim);
+		free(c);
+		return;
+	}
+	vpmu_sim_attach(c->sim, c->host);
+
+	char buf[MAX_LINE];
+	size_t pos = 0;
+	while (pos < len && !res->error) {
+		size_t end = pos;
+		while (end < len && text[end] != '\n')
+			end++;
+		c->line++;
+		size_t l = end - pos;
+		if (l >= sizeof(buf)) {
+			bad(c, "line too long");
+			break;
+		}
+		if (memchr(text + pos, 0, l)) {
+			bad(c, "NUL byte in line");
+			break;
+		}
+		memcpy(buf, text + pos, l);
+		buf[l] = 0;
+		run_line(c, buf);
+		pos = end + 1;
+	}
+	for (unsigned i = 0; i < c->nvms; i++)
+		vpmu_vm_destroy(c->vms[i].vm);
+	vpmu_host_destroy(c->host);
+	vpmu_sim_destroy(c->sim);
+	free(c);
+}

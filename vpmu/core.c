@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvpmu core: hosts, VMs, vCPUs, and the guest register-access path.
+ *
+ * A control write is applied in three steps (ARCHITECTURE.md decision 2):
+ *   1. the model says whether the hardware accepts it (#GP in both modes if not);
+ *   2. the perfctr control is derived from the register file as it would then be
+ *      and checked: per-register masks always, cross-register rules when at least
+ *      one counter is left enabled;
+ *   3. strict mode refuses a violation with #GP and restores the register; the
+ *      default mode records it and counts exactly as the hardware would.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "internal.h"
+
+static uint64_t next_vm_uid = 1;
+
+/* ---------------------------------------------------------------- host */
+
+static void cache_invalidate(struct vpmu_cpu_cache *c)
+{
+	/* perfctr sets the cache to all-ones at reserve: no valid image is all-ones. */
+	memset(c->ctrl, 0xff, sizeof(c->ctrl));
+	c->id = ~0ull;
+	c->isuspend_owner = NULL;
+}
+
+int vpmu_host_create(const struct vpmu_backend *backend, unsigned nr_cpus,
+		     struct vpmu_host **out)
+{
+	if (!backend || !backend->ops || !out || nr_cpus == 0 || nr_cpus > VPMU_MAX_HOST_CPUS)
+		return -EINVAL;
+	if (!backend->ops->write_ctrl || !backend->ops->write_ctr || !backend->ops->read_ctr)
+		return -EINVAL;
+	struct vpmu_host *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->cpu = calloc(nr_cpus, sizeof(*h->cpu));
+	if (!h->cpu) {
+		free(h);
+		return -ENOMEM;
+	}
+	h->backend = *backend;
+	h->nr_cpus = nr_cpus;
+	for (unsigned i = 0; i < nr_cpus; i++)
+		cache_invalidate(&h->cpu[i]);
+	*out = h;
+	return 0;
+}
+
+void vpmu_host_destroy(struct vpmu_host *host)
+{
+	if (!host)
+		return;
+	free(host->cpu);
+	free(host);
+}
+
+void vpmu_host_overflow(struct vpmu_host *host, unsigned cpu, uint64_t pmc_mask)
+{
+	if (!host || cpu >= host->nr_cpus || !pmc_mask)
+		return;
+	struct vpmu_vcpu *v = host->cpu[cpu].running;
+	if (!v)
+		return;
+	/* Only i-mode counters interrupt (their INT/PMI bit is what made them i-mode). */
+	uint64_t mask = 0;
+	for (unsigned i = v->ctl.nractrs; i < vpmu_ctl_n(&v->ctl); i++)
+		if (pmc_mask & (1ull << v->ctl.ctr[i].pmc))
+			mask |= 1ull << v->ctl.ctr[i].pmc;
+	if (!mask)
+		return;
+	v->ovf_mask |= mask;
+	v->pmi_pending = true;
+	v->totals.pmis++;
+}
+
+/* ---------------------------------------------------------------- models */
+
+unsigned vpmu_model_count(void) { return vpmu_nr_models; }
+
+const char *vpmu_model_name(unsigned index)
+{
+	return index < vpmu_nr_models ? vpmu_models[index]->name : NULL;
+}
+
+const struct vpmu_model *vpmu_model_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (unsigned i = 0; i < vpmu_nr_models; i++)
+		if (strcmp(vpmu_models[i]->name, name) == 0)
+			return vpmu_models[i];
+	return NULL;
+}
+
+const char *vpmu_model_description(const char *name)
+{
+	const struct vpmu_model *m = vpmu_model_find(name);
+	return m ? m->description : NULL;
+}
+
+int vpmu_model_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsigned pmc,
+			  unsigned *priv, bool *interrupt)
+{
+	unsigned p = 0;
+	bool irq = false;
+	int ev = VPMU_EV_NONE;
+	if (m && ctrl && pmc < m->nr_ctrs && m->decode_ctr)
+		ev = m->decode_ctr(ctrl, pmc, &p, &irq);
+	if (priv)
+		*priv = p;
+	if (interrupt)
+		*interrupt = irq;
+	return ev;
+}
+
+unsigned vpmu_model_ctr_width(const struct vpmu_model *m) { return m->ctr_width; }
+unsigned vpmu_model_nr_ctrs(const struct vpmu_model *m) { return m->nr_ctrs; }
+
+static const struct vpmu_reg *model_reg(const struct vpmu_model *m, enum vpmu_regspace space,
+					uint32_t addr)
+{
+	/* Tables are short (at most ~90 entries on P4) and sorted by (space, addr). */
+	unsigned lo = 0, hi = m->nr_regs;
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		const struct vpmu_reg *r = &m->regs[mid];
+		if (r->space == space && r->addr == addr)
+			return r;
+		if (r->space < space || (r->space == space && r->addr < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- VMs */
+
+const char *vpmu_vm_model(const struct vpmu_vm *vm) { return vm ? vm->model->name : NULL; }
+
+const char *vpmu_vm_rule_name(const struct vpmu_vm *vm, unsigned rule)
+{
+	if (!vm || rule >= vm->model->nr_rules)
+		return NULL;
+	return vm->model->rules[rule].name;
+}
+
+int vpmu_vm_create(struct vpmu_host *host, const struct vpmu_vm_config *cfg,
+		   struct vpmu_vm **out)
+{
+	if (!host || !cfg || !out)
+		return -EINVAL;
+	const struct vpmu_model *m = vpmu_model_find(cfg->model);
+	if (!m)
+		return -ENOENT;
+	if (cfg->flags & ~VPMU_VM_STRICT)
+		return -EINVAL;
+	if (cfg->cpumodel < -1 || cfg->cpumodel > 255 || cfg->stepping < -1 || cfg->stepping > 15)
+		return -EINVAL;
+	/* Hyper-threading exists only on the P4 (seed 000, "Intel P4"). */
+	if (cfg->ht && strcmp(m->name, "p4") != 0)
+		return -EINVAL;
+	struct vpmu_vm *vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return -ENOMEM;
+	vm->host = host;
+	vm->model = m;
+	vm->opts.family = m->family;
+	vm->opts.cpumodel = cfg->cpumodel >= 0 ? (unsigned)cfg->cpumodel : m->cpumodel;
+	vm->opts.stepping = cfg->stepping >= 0 ? (unsigned)cfg->stepping : m->stepping;
+	vm->opts.ht = cfg->ht != 0;
+	vm->opts.strict = (cfg->flags & VPMU_VM_STRICT) != 0;
+	vm->uid = __atomic_fetch_add(&next_vm_uid, 1, __ATOMIC_RELAXED);
+	*out = vm;
+	return 0;
+}
+
+void vpmu_vm_destroy(struct vpmu_vm *vm)
+{
+	if (!vm)
+		return;
+	for (unsigned i = 0; i < VPMU_MAX_VCPUS; i++) {
+		struct vpmu_vcpu *v = vm->vcpu[i];
+		if (!v)
+			continue;
+		if (v->cpu >= 0)
+			vpmu_vcpu_switch_out(v);
+		free(v);
+	}
+	free(vm);
+}
+
+bool vpmu_vm_owns_reg(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t reg)
+{
+	return vm && model_reg(vm->model, space, reg) != NULL;
+}
+
+unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t *regs,
+		      unsigned max)
+{
+	unsigned n = 0;
+	if (!vm)
+		return 0;
+	for (unsigned i = 0; i < vm->model->nr_regs; i++) {
+		if (vm->model->regs[i].space != space)
+			continue;
+		if (regs && n < max)
+			regs[n] = vm->model->regs[i].addr;
+		n++;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------- vCPUs */
+
+uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl)
+{
+	/* Content-addressed (decision 3): equal controls of one VM share an id, the
+	 * VM's uid as seed keeps two VMs apart.  0 and all-ones are reserved for the
+	 * cache's "cleared" and "unknown" states (facts 1d). */
+	size_t len = offsetof(struct vpmu_ctl, ctr) + vpmu_ctl_n(ctl) * sizeof(ctl->ctr[0]);
+	uint64_t id = XXH3_64bits_withSeed(ctl, len, vm->uid);
+	if (id == 0 || id == ~0ull)
+		id = 0x9e3779b97f4a7c15ull ^ vm->uid;
+	return id;
+}
+
+static void vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
+{
+	const struct vpmu_model *m = v->vm->model;
+	v->ctl = *ctl;
+	v->id = vpmu_ctl_id(v->vm, ctl);
+	memset(v->vidx, -1, sizeof(v->vidx));
+	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++) {
+		unsigned pmc = ctl->ctr[i].pmc;
+		v->vidx[pmc] = (int8_t)i;
+		v->pmc[i].sum = 0;
+		v->pmc[i].start = 0;
+		v->event[i] = (int8_t)vpmu_model_decode_ctr(m, v->regs.ctrl, pmc, NULL, NULL);
+	}
+	/* Counter registers of i-mode counters must be (re)loaded at the next resume. */
+	v->isuspend_cpu = -1;
+}
+
+int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
+{
+	if (!vm || index >= VPMU_MAX_VCPUS)
+		return -EINVAL;
+	if (vm->vcpu[index])
+		return -EEXIST;
+	struct vpmu_vcpu *v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->vm = vm;
+	v->index = index;
+	v->cpu = -1;
+	const struct vpmu_model *m = vm->model;
+	for (unsigned i = 0; m->misc_reset && i < VPMU_MAX_MISC; i++)
+		v->regs.misc[i] = m->misc_reset[i];
+	struct vpmu_ctl ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	m->derive(&vm->opts, &v->regs, &ctl);
+	vcpu_set_control(v, &ctl);
+	vm->vcpu[index] = v;
+	if (out)
+		*out = v;
+	return 0;
+}
+
+struct vpmu_vcpu *vpmu_vcpu_get(struct vpmu_vm *vm, unsigned index)
+{
+	return vm && index < VPMU_MAX_VCPUS ? vm->vcpu[index] : NULL;
+}
+
+bool vpmu_vcpu_running(const struct vpmu_vcpu *v, unsigned *host_cpu)
+{
+	if (!v || v->cpu < 0)
+		return false;
+	if (host_cpu)
+		*host_cpu = (unsigned)v->cpu;
+	return true;
+}
+
+uint64_t vpmu_vcpu_control_id(const struct vpmu_vcpu *v) { return v ? v->id : 0; }
+
+bool vpmu_vcpu_pmi_pending(const struct vpmu_vcpu *v, uint64_t *ovf_mask)
+{
+	if (!v)
+		return false;
+	if (ovf_mask)
+		*ovf_mask = v->ovf_mask;
+	return v->pmi_pending;
+}
+
+uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *v)
+{
+	if (!v)
+		return 0;
+	uint64_t m = v->ovf_mask;
+	v->ovf_mask = 0;
+	v->pmi_pending = false;
+	return m;
+}
+
+/* ---------------------------------------------------------------- control writes */
+
+/* The derived control with i-mode start values: a counter that stays in i-mode
+ * keeps its ireset; one that becomes i-mode starts from the value it holds now. */
+static void derive_control(struct vpmu_vcpu *v, struct vpmu_ctl *ctl)
+{
+	const struct vpmu_model *m = v->vm->model;
+	memset(ctl, 0, sizeof(*ctl));
+	m->derive(&v->vm->opts, &v->regs, ctl);
+	for (unsigned i = ctl->nractrs; i < vpmu_ctl_n(ctl); i++) {
+		unsigned pmc = ctl->ctr[i].pmc;
+		int old = v->vidx[pmc];
+		if (old >= (int)v->ctl.nractrs)
+			ctl->ctr[i].ireset = v->ctl.ctr[old].ireset;
+		else
+			ctl->ctr[i].ireset = vpmu_ctr_value(v, pmc);
+	}
+}
+
+/* Install a new control; a running vCPU is suspended and resumed around it, as
+ * perfctr's vperfctr control update does. */
+static void apply_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
+{
+	bool running = v->cpu >= 0;
+	if (running)
+		vpmu_state_suspend(v);
+	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++) {
+		unsigned pmc = v->ctl.ctr[i].pmc;
+		v->base[pmc] = (v->base[pmc] + v->pmc[i].sum) & vpmu_width_mask(v->vm->model->ctr_width);
+	}
+	vcpu_set_control(v, ctl);
+	if (running)
+		vpmu_state_resume(v);
+}
+
+static void record_violations(struct vpmu_vcpu *v, uint32_t viol)
+{
+	while (viol) {
+		unsigned bit = (unsigned)__builtin_ctz(viol);
+		v->totals.violations[bit]++;
+		viol &= viol - 1;
+	}
+}
+
+static enum vpmu_fault write_ctrl_reg(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
+{
+	const struct vpmu_model *m = v->vm->model;
+	const struct vpmu_cpu_opts *o = &v->vm->opts;
+	uint64_t old = v->regs.ctrl[slot], stored;
+	enum vpmu_fault f = m->ctrl_write(o, slot, val, old, &stored);
+	if (f != VPMU_FAULT_NONE)
+		return f;
+	uint32_t viol = m->check_write ? m->check_write(o, slot, val) : 0;
+	v->regs.ctrl[slot] = stored;
+	struct vpmu_ctl ctl;
+	derive_control(v, &ctl);
+	if (vpmu_ctl_n(&ctl) && m->check_control)
+		viol |= m->check_control(o, &v->regs, &ctl);
+	if (viol && o->strict) {
+		v->regs.ctrl[slot] = old;
+		return VPMU_FAULT_STRICT;
+	}
+	record_violations(v, viol);
+	size_t len = offsetof(struct vpmu_ctl, ctr) + vpmu_ctl_n(&ctl) * sizeof(ctl.ctr[0]);
+	if (vpmu_ctl_n(&ctl) != vpmu_ctl_n(&v->ctl) || memcmp(&ctl, &v->ctl, len) != 0)
+		apply_control(v, &ctl);
+	return VPMU_FAULT_NONE;
+}
+
+static void count_fault(struct vpmu_vcpu *v, enum vpmu_fault f)
+{
+	if (f == VPMU_FAULT_STRICT)
+		v->totals.strict_refusals++;
+	else if (f != VPMU_FAULT_NONE)
+		v->totals.faults++;
+}
+
+int vpmu_reg_write(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
+		   uint64_t val, enum vpmu_fault *fault)
+{
+	if (!v || !fault)
+		return -EINVAL;
+	const struct vpmu_model *m = v->vm->model;
+	const struct vpmu_reg *r = model_reg(m, space, addr);
+	enum vpmu_fault f = VPMU_FAULT_NO_REG;
+	v->totals.writes++;
+	if (r) {
+		switch (r->kind) {
+		case VPMU_REG_CTRL:
+			f = write_ctrl_reg(v, r->index, val);
+			break;
+		case VPMU_REG_CTR: {
+			uint64_t stored;
+			f = m->ctr_write(&v->vm->opts, r->index, val, &stored);
+			if (f == VPMU_FAULT_NONE)
+				vpmu_ctr_set(v, r->index, stored);
+			break;
+		}
+		case VPMU_REG_MISC:
+			/* Model-specific registers kept as values are read-only here. */
+			f = val == v->regs.misc[r->index] ? VPMU_FAULT_NONE : VPMU_FAULT_READ_ONLY;
+			break;
+		}
+	}
+	count_fault(v, f);
+	*fault = f;
+	return 0;
+}
+
+int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
+		  uint64_t *val, enum vpmu_fault *fault)
+{
+	if (!v || !fault || !val)
+		return -EINVAL;
+	const struct vpmu_reg *r = model_reg(v->vm->model, space, addr);
+	v->totals.reads++;
+	*fault = VPMU_FAULT_NONE;
+	if (!r) {
+		*fault = VPMU_FAULT_NO_REG;
+		v->totals.faults++;
+		return 0;
+	}
+	switch (r->kind) {
+	case VPMU_REG_CTRL:
+		*val = v->regs.ctrl[r->index];
+		break;
+	case VPMU_REG_CTR:
+		*val = vpmu_ctr_value(v, r->index);
+		break;
+	default:
+		*val = v->regs.misc[r->index];
+		break;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const event_names[VPMU_EV_NR] = {
+	"cycles", "instructions", "ref-cycles", "bus-cycles",
+	"branches", "branch-misses", "cache-references", "cache-misses",
+};
+
+const char *vpmu_event_name(enum vpmu_event ev)
+{
+	return (unsigned)ev < VPMU_EV_NR ? event_names[ev] : "none";
+}
+
+int vpmu_event_from_name(const char *name)
+{
+	for (int i = 0; name && i < VPMU_EV_NR; i++)
+		if (strcmp(event_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *vpmu_fault_name(enum vpmu_fault f)
+{
+	switch (f) {
+	case VPMU_FAULT_NONE: return "none";
+	case VPMU_FAULT_NO_REG: return "no-such-register";
+	case VPMU_FAULT_RESERVED: return "reserved-bits";
+	case VPMU_FAULT_READ_ONLY: return "read-only";
+	case VPMU_FAULT_STRICT: return "strict-rule";
+	}
+	return "?";
+}

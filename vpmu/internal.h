@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvpmu internals: the model descriptor every PMU model exports, the
+ * ISA-neutral perfctr control, and the host/VM/vCPU objects.
+ */
+#ifndef VPMU_INTERNAL_H
+#define VPMU_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vpmu/backend.h"
+#include "vpmu/vpmu.h"
+
+#define VPMU_MAX_CTRL_SLOTS 72   /* P4: 18 CCCRs + 45 ESCRs + PEBS pair, with room */
+#define VPMU_MAX_MISC 8
+
+/* What a model register is, for the core's routing. */
+enum vpmu_reg_kind {
+	VPMU_REG_CTRL = 1,  /* a control register: guest image in ctrl[index] */
+	VPMU_REG_CTR,       /* a counter register: guest counter index */
+	VPMU_REG_MISC,      /* a model-specific register kept as a value: misc[index] */
+};
+
+struct vpmu_reg {
+	uint32_t addr;       /* MSR or SPR number */
+	uint8_t space;       /* enum vpmu_regspace */
+	uint8_t kind;        /* enum vpmu_reg_kind */
+	uint8_t index;
+	uint8_t _pad;
+};
+
+/* One counter of the perfctr control, at its virtual index (2.7.3 indexing, facts 0).
+ * The layout is packed without padding so the content id can hash it directly. */
+struct vpmu_ctl_ctr {
+	uint32_t pmc;        /* guest (and sim host) counter number */
+	uint32_t aux_slot;   /* P4: ESCR control slot; otherwise 0 */
+	uint64_t evntsel;    /* the counter's control image (P5: its 16-bit CESR half) */
+	uint64_t aux;        /* P4: ESCR image */
+	uint64_t ireset;     /* i-mode start: the value when it became enabled with INT */
+};
+
+/* The ISA-neutral perfctr control (perfctr_cpu_control without the 18-wide arrays).
+ * Counters 0..nractrs-1 are a-mode, nractrs..nractrs+nrictrs-1 are i-mode. */
+struct vpmu_ctl {
+	uint32_t nractrs;
+	uint32_t nrictrs;
+	uint64_t global[4];  /* P4: pebs_enable, pebs_matrix_vert; PPC: mmcr0, mmcr1, mmcr2 */
+	struct vpmu_ctl_ctr ctr[VPMU_MAX_CTRS];
+};
+
+static inline unsigned vpmu_ctl_n(const struct vpmu_ctl *c) { return c->nractrs + c->nrictrs; }
+
+/* A host control-register write the model wants for a control, in write order. */
+struct vpmu_ctrl_image {
+	uint16_t slot;
+	uint64_t value;
+};
+
+/* The guest-visible register file of a vCPU, as model ops see it. */
+struct vpmu_regfile {
+	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
+	uint64_t misc[VPMU_MAX_MISC];
+};
+
+/* Per-VM CPU identity and options the model may consult. */
+struct vpmu_cpu_opts {
+	unsigned family, cpumodel, stepping;
+	bool ht;
+	bool strict;
+};
+
+/* A perfctr rule of a model, reported by id (bit number in a violation mask). */
+struct vpmu_rule {
+	const char *name;    /* short, stable: used in accounting output and traces */
+	const char *text;    /* what perfctr requires, with the seed/facts reference */
+};
+
+/*
+ * The model descriptor.  Every model file exports exactly one const instance.
+ * Ops return hardware-level facts; policy (strict vs default, caching, counting)
+ * lives in the core.
+ */
+struct vpmu_model {
+	const char *name;           /* trace-format model name */
+	const char *description;
+	const char *vendor;         /* CPUID vendor string */
+	unsigned family, cpumodel, stepping;  /* defaults presented to the guest */
+	unsigned nr_ctrs;           /* counters the guest sees (pmc 0..nr_ctrs-1) */
+	unsigned ctr_width;         /* bits */
+	unsigned nr_ctrl_slots;
+	bool has_pcint;             /* overflow interrupts through the LVTPC (perfctr PCINT) */
+	bool intel_lvtpc_automask;  /* the LVTPC mask bit is set on PMI delivery */
+	bool ovf_on_msb;            /* overflow is the MSB becoming 1 (PPC), not a wrap (x86) */
+	const struct vpmu_reg *regs;
+	unsigned nr_regs;
+	const uint64_t *misc_reset; /* reset values of MISC registers (may be NULL) */
+	const struct vpmu_rule *rules;
+	unsigned nr_rules;
+	/* ctrl slot that holds counter pmc's enable (i-mode suspend stops it there). */
+	const uint8_t *ctr_ctrl_slot;
+
+	/* A guest write of `val` to control slot `slot`: hardware #GP (RESERVED /
+	 * READ_ONLY) or NONE, and the value the register then holds (*stored). */
+	enum vpmu_fault (*ctrl_write)(const struct vpmu_cpu_opts *o, unsigned slot,
+				      uint64_t val, uint64_t old, uint64_t *stored);
+	/* A guest write to counter pmc: fault, and the full-width value it holds. */
+	enum vpmu_fault (*ctr_write)(const struct vpmu_cpu_opts *o, unsigned pmc,
+				     uint64_t val, uint64_t *stored);
+	/* Step-1 strict rules: perfctr's per-register masks for a write to `slot`. */
+	uint32_t (*check_write)(const struct vpmu_cpu_opts *o, unsigned slot, uint64_t val);
+	/* Derive the perfctr control from the guest registers: which counters the
+	 * hardware is counting, a- or i-mode, and their images (ireset is the core's). */
+	void (*derive)(const struct vpmu_cpu_opts *o, const struct vpmu_regfile *r,
+		       struct vpmu_ctl *ctl);
+	/* Step-2 strict rules over a derived control with at least one counter. */
+	uint32_t (*check_control)(const struct vpmu_cpu_opts *o, const struct vpmu_regfile *r,
+				  const struct vpmu_ctl *ctl);
+	/* Host control images for a control, in perfctr's write_control order. */
+	unsigned (*ctrl_images)(const struct vpmu_ctl *ctl, struct vpmu_ctrl_image *out);
+	/* What counter pmc counts under control images ctrl (see backend.h). */
+	int (*decode_ctr)(const uint64_t *ctrl, unsigned pmc, unsigned *priv, bool *interrupt);
+};
+
+/* The registered models (models.c). */
+extern const struct vpmu_model *const vpmu_models[];
+extern const unsigned vpmu_nr_models;
+const struct vpmu_model *vpmu_model_find(const char *name);
+
+/* Per-host-CPU cache (seed 000 "Caching"; facts 1d). */
+struct vpmu_cpu_cache {
+	uint64_t id;                         /* id of the control loaded; ~0 = none */
+	const struct vpmu_model *model;      /* whose register layout the images use */
+	const struct vpmu_vcpu *isuspend_owner; /* who stopped its i-mode counters here */
+	struct vpmu_vcpu *running;           /* vCPU switched in here, if any */
+	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];  /* control images; ~0 = unknown */
+};
+
+struct vpmu_host {
+	struct vpmu_backend backend;
+	unsigned nr_cpus;
+	struct vpmu_cpu_cache *cpu;
+};
+
+struct vpmu_vm {
+	struct vpmu_host *host;
+	const struct vpmu_model *model;
+	struct vpmu_cpu_opts opts;
+	uint64_t uid;                        /* unique per VM; seeds the content id */
+	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
+};
+
+/* perfctr_cpu_state, ISA-neutral. */
+struct vpmu_pmc_state {
+	uint32_t start;      /* low 32 bits of the host counter at the last sample */
+	uint64_t sum;        /* accumulated differences since the counter joined ctl */
+};
+
+struct vpmu_vcpu {
+	struct vpmu_vm *vm;
+	unsigned index;
+	struct vpmu_regfile regs;
+	uint64_t base[VPMU_MAX_CTRS];        /* guest value when it joined ctl / last write */
+	int8_t vidx[VPMU_MAX_CTRS];          /* pmc -> virtual index in ctl, or -1 */
+	int8_t event[VPMU_MAX_CTRS];         /* virtual index -> generic event (accounting) */
+	struct vpmu_ctl ctl;
+	uint64_t id;                         /* k1.id: content id of ctl */
+	int isuspend_cpu;                    /* k1.isuspend_cpu; -1 = none */
+	struct vpmu_pmc_state pmc[VPMU_MAX_CTRS]; /* by virtual index */
+	int cpu;                             /* host CPU switched in on, or -1 */
+	uint64_t ovf_mask;                   /* pending PMI overflow status */
+	bool pmi_pending;
+	struct vpmu_totals totals;
+};
+
+/* core.c */
+uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl);
+/* switch.c: perfctr suspend/resume against the per-CPU cache. */
+void vpmu_state_suspend(struct vpmu_vcpu *v);
+void vpmu_state_resume(struct vpmu_vcpu *v);
+void vpmu_state_sample(struct vpmu_vcpu *v);
+uint64_t vpmu_ctr_value(struct vpmu_vcpu *v, unsigned pmc);
+void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
+
+static inline uint64_t vpmu_width_mask(unsigned width)
+{
+	return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+
+#endif

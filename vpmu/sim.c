@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sim host backend (trace-format.md "Semantics"): host hardware of the guest's
+ * own CPU model, one host register per guest control or counter register, per
+ * host CPU.  It counts what it is told (vpmu_sim_tick), interprets the control
+ * images with the model's own decoder, and counts every host register write.
+ * Counter registers are full-width writable (a real P6 would sign-extend bit 31;
+ * the sim does not, so that i-mode counters restore exactly).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct sim_cpu {
+	const struct vpmu_model *model;
+	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
+	uint64_t ctr[VPMU_MAX_CTRS];
+};
+
+struct vpmu_sim {
+	unsigned nr_cpus;
+	struct vpmu_host *host;
+	uint64_t ctrl_writes, ctr_writes;
+	struct sim_cpu *cpu;
+};
+
+/* Registers of another model's layout do not carry over: start from reset. */
+static struct sim_cpu *sim_cpu(struct vpmu_sim *s, unsigned cpu, const struct vpmu_model *m)
+{
+	struct sim_cpu *c = &s->cpu[cpu];
+	if (c->model != m) {
+		memset(c, 0, sizeof(*c));
+		c->model = m;
+	}
+	return c;
+}
+
+static void sim_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned slot,
+			   uint64_t value)
+{
+	struct vpmu_sim *s = ctx;
+	if (cpu >= s->nr_cpus || slot >= VPMU_MAX_CTRL_SLOTS)
+		return;
+	sim_cpu(s, cpu, m)->ctrl[slot] = value;
+	s->ctrl_writes++;
+}
+
+static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc,
+			  uint64_t value)
+{
+	struct vpmu_sim *s = ctx;
+	if (cpu >= s->nr_cpus || pmc >= VPMU_MAX_CTRS)
+		return;
+	sim_cpu(s, cpu, m)->ctr[pmc] = value & vpmu_width_mask(m->ctr_width);
+	s->ctr_writes++;
+}
+
+static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc)
+{
+	struct vpmu_sim *s = ctx;
+	if (cpu >= s->nr_cpus || pmc >= VPMU_MAX_CTRS)
+		return 0;
+	return sim_cpu(s, cpu, m)->ctr[pmc];
+}
+
+static const struct vpmu_backend_ops sim_ops = {
+	.name = "sim",
+	.write_ctrl = sim_write_ctrl,
+	.write_ctr = sim_write_ctr,
+	.read_ctr = sim_read_ctr,
+};
+
+int vpmu_sim_create(unsigned nr_cpus, struct vpmu_sim **out)
+{
+	if (!out || nr_cpus == 0 || nr_cpus > VPMU_MAX_HOST_CPUS)
+		return -EINVAL;
+	struct vpmu_sim *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cpu = calloc(nr_cpus, sizeof(*s->cpu));
+	if (!s->cpu) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->nr_cpus = nr_cpus;
+	*out = s;
+	return 0;
+}
+
+void vpmu_sim_destroy(struct vpmu_sim *s)
+{
+	if (!s)
+		return;
+	free(s->cpu);
+	free(s);
+}
+
+void vpmu_sim_backend(struct vpmu_sim *s, struct vpmu_backend *out)
+{
+	out->ops = &sim_ops;
+	out->ctx = s;
+}
+
+void vpmu_sim_attach(struct vpmu_sim *s, struct vpmu_host *host) { s->host = host; }
+
+int vpmu_sim_tick(struct vpmu_sim *s, unsigned cpu, enum vpmu_event ev, uint64_t count,
+		  enum vpmu_mode mode)
+{
+	if (!s || cpu >= s->nr_cpus || (unsigned)ev >= VPMU_EV_NR ||
+	    (mode != VPMU_MODE_USER && mode != VPMU_MODE_KERNEL))
+		return -EINVAL;
+	struct sim_cpu *c = &s->cpu[cpu];
+	const struct vpmu_model *m = c->model;
+	if (!m)
+		return 0; /* nothing programmed on this CPU yet */
+	uint64_t mask = vpmu_width_mask(m->ctr_width), ovf = 0;
+	for (unsigned pmc = 0; pmc < m->nr_ctrs; pmc++) {
+		unsigned priv;
+		bool irq;
+		if (vpmu_model_decode_ctr(m, c->ctrl, pmc, &priv, &irq) != (int)ev ||
+		    !(priv & (1u << mode)))
+			continue;
+		uint64_t old = c->ctr[pmc], now = (old + count) & mask;
+		bool crossed;
+		if (m->ovf_on_msb) /* PPC: the counter goes negative (bit width-1 set) */
+			crossed = !(old >> (m->ctr_width - 1)) && (now >> (m->ctr_width - 1) || count > mask);
+		else               /* x86: the full-width counter wraps from all-ones to zero */
+			crossed = count > mask || count > mask - old;
+		if (irq && crossed)
+			ovf |= 1ull << pmc;
+		c->ctr[pmc] = now;
+	}
+	if (ovf && s->host)
+		vpmu_host_overflow(s->host, cpu, ovf);
+	return 0;
+}
+
+uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *s) { return s->ctrl_writes; }
+uint64_t vpmu_sim_ctr_writes(const struct vpmu_sim *s) { return s->ctr_writes; }
