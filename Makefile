@@ -43,9 +43,9 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/
 
 # Tests run against the sanitizer build in build/san.
 SANB := build/san
-check:
+check: deps
 	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
-	VPMU_BUILD=$(SANB) prove -v tests/*.t
+	VPMU_BUILD=$(SANB) ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
 test: check
 
 fuzz:
