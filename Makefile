@@ -18,6 +18,7 @@ TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
 .PHONY: all check test fuzz bench clean deps
+.SECONDARY:
 all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%)
 
 $(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*.h tests/unit/*.h)

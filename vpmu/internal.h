@@ -85,6 +85,7 @@ struct vpmu_model {
 	const char *name;           /* trace-format model name */
 	const char *description;
 	const char *vendor;         /* CPUID vendor string */
+	enum vpmu_regspace regspace; /* the ISA's register space (MSR: x86, SPR: PPC) */
 	unsigned family, cpumodel, stepping;  /* defaults presented to the guest */
 	unsigned nr_ctrs;           /* counters the guest sees (pmc 0..nr_ctrs-1) */
 	unsigned ctr_width;         /* bits */

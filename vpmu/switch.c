@@ -226,7 +226,7 @@ int vpmu_vm_totals(const struct vpmu_vm *vm, struct vpmu_totals *out)
 
 int vpmu_vcpu_perfctr_x86(const struct vpmu_vcpu *v, struct perfctr_cpu_state *out)
 {
-	if (!v || !out || v->vm->model->regs[0].space != VPMU_SPACE_MSR)
+	if (!v || !out || v->vm->model->regspace != VPMU_SPACE_MSR)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	const struct vpmu_ctl *c = &v->ctl;
@@ -241,6 +241,35 @@ int vpmu_vcpu_perfctr_x86(const struct vpmu_vcpu *v, struct perfctr_cpu_state *o
 		out->control.p4.escr[i] = (unsigned)c->ctr[i].aux;
 		out->control.ireset[i] = i >= c->nractrs ? (int)(uint32_t)c->ctr[i].ireset : 0;
 		out->p4_escr_map[i] = c->ctr[i].aux_slot;
+		out->pmc[i].map = c->ctr[i].pmc;
+		out->pmc[i].start = v->pmc[i].start;
+		out->pmc[i].sum = v->pmc[i].sum;
+	}
+	out->cstatus = perfctr_mk_cstatus(0, c->nractrs, c->nrictrs);
+	out->k1.id = (unsigned)v->id;
+	out->k1.isuspend_cpu = v->isuspend_cpu;
+	return 0;
+}
+
+int vpmu_vcpu_perfctr_ppc32(const struct vpmu_vcpu *v, struct perfctr_ppc32_cpu_state *out)
+{
+	if (!v || !out || v->vm->model->regspace != VPMU_SPACE_SPR)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	const struct vpmu_ctl *c = &v->ctl;
+	unsigned n = vpmu_ctl_n(c);
+	if (n > 8)
+		return -EINVAL;
+	out->control.nractrs = c->nractrs;
+	out->control.nrictrs = c->nrictrs;
+	out->control.ppc.mmcr0 = (unsigned)c->global[0];
+	out->control.ppc.mmcr2 = (unsigned)c->global[2];
+	for (unsigned k = 0; k < 3; k++)
+		out->ppc_mmcr[k] = (unsigned)c->global[k];
+	for (unsigned i = 0; i < n; i++) {
+		out->control.pmc_map[i] = c->ctr[i].pmc;
+		out->control.evntsel[i] = (unsigned)c->ctr[i].evntsel;
+		out->control.ireset[i] = i >= c->nractrs ? (int)(uint32_t)c->ctr[i].ireset : 0;
 		out->pmc[i].map = c->ctr[i].pmc;
 		out->pmc[i].start = v->pmc[i].start;
 		out->pmc[i].sum = v->pmc[i].sum;

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Core API and caching rules, through the public API with the sim backend and
+ * the P6 model.  Expected host write counts follow perfctr's caching (seed 000,
+ * "Caching"; facts 1d): cache all-ones at reserve, write_control writes images
+ * that differ, isuspend writes 0 to each i-mode control, iresume zeroes an
+ * i-mode control unless the cache shows 0 and then restores the counter.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tap.h"
+#include "vpmu/backend.h"
+#include "vpmu/perfctr.h"
+#include "vpmu/vpmu.h"
+
+#define EVNTSEL0 0x186
+#define EVNTSEL1 0x187
+#define PERFCTR0 0xC1
+#define PERFCTR1 0xC2
+/* EN | OS | USR | INST_RETIRED: an a-mode counter (no INT). */
+#define AMODE_INSTR 0x4300C0
+/* EN | INT | OS | USR | CPU_CLK_UNHALTED: Linux's P6 cycles sampling (facts 2). */
+#define IMODE_CYCLES 0x530079
+
+static struct vpmu_sim *sim;
+static struct vpmu_host *host;
+static uint64_t ctrl_mark, ctr_mark;
+
+static uint64_t ctrl_writes(void)
+{
+	uint64_t n = vpmu_sim_ctrl_writes(sim) - ctrl_mark;
+	ctrl_mark = vpmu_sim_ctrl_writes(sim);
+	return n;
+}
+
+static uint64_t ctr_writes(void)
+{
+	uint64_t n = vpmu_sim_ctr_writes(sim) - ctr_mark;
+	ctr_mark = vpmu_sim_ctr_writes(sim);
+	return n;
+}
+
+static struct vpmu_vm *new_vm(unsigned flags)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *vm = NULL;
+	cfg.model = "p6";
+	cfg.flags = flags;
+	if (vpmu_vm_create(host, &cfg, &vm))
+		return NULL;
+	return vm;
+}
+
+static enum vpmu_fault wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
+{
+	enum vpmu_fault f = VPMU_FAULT_NONE;
+	if (vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f))
+		return (enum vpmu_fault)-1;
+	return f;
+}
+
+static uint64_t rd(struct vpmu_vcpu *v, uint32_t msr)
+{
+	enum vpmu_fault f;
+	uint64_t val = ~0ull;
+	vpmu_reg_read(v, VPMU_SPACE_MSR, msr, &val, &f);
+	return f ? ~0ull : val;
+}
+
+static void test_argument_errors(void)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *vm = NULL;
+	struct vpmu_vcpu *v;
+	cfg.model = "no-such-cpu";
+	ok(vpmu_vm_create(host, &cfg, &vm) == -ENOENT && !vm, "unknown model: -ENOENT, nothing created");
+	cfg.model = "p6";
+	cfg.flags = 0x80;
+	ok(vpmu_vm_create(host, &cfg, &vm) == -EINVAL, "unknown flag: -EINVAL");
+	cfg.flags = 0;
+	cfg.ht = 1;
+	ok(vpmu_vm_create(host, &cfg, &vm) == -EINVAL, "hyper-threading on a P6: -EINVAL");
+	cfg.ht = 0;
+	cfg.stepping = 16;
+	ok(vpmu_vm_create(host, &cfg, &vm) == -EINVAL, "stepping 16: -EINVAL");
+	ok(vpmu_vm_create(NULL, &cfg, &vm) == -EINVAL, "no host: -EINVAL");
+
+	vm = new_vm(0);
+	ok(vm != NULL, "p6 VM created");
+	ok(vpmu_vcpu_create(vm, 0, &v) == 0, "vCPU 0 created");
+	ok(vpmu_vcpu_create(vm, 0, NULL) == -EEXIST, "vCPU 0 again: -EEXIST");
+	ok(vpmu_vcpu_create(vm, VPMU_MAX_VCPUS, NULL) == -EINVAL, "vCPU index out of range: -EINVAL");
+	ok(vpmu_vcpu_switch_out(v) == -EINVAL, "switch-out of a vCPU not switched in: -EINVAL");
+	ok(vpmu_vcpu_switch_in(v, VPMU_MAX_HOST_CPUS) == -EINVAL, "host CPU out of range: -EINVAL");
+	ok(vpmu_vcpu_switch_in(v, 3) == 0, "switch-in on CPU 3");
+	ok(vpmu_vcpu_switch_in(v, 4) == -EBUSY, "switch-in while switched in: -EBUSY");
+	struct vpmu_vcpu *w;
+	vpmu_vcpu_create(vm, 1, &w);
+	ok(vpmu_vcpu_switch_in(w, 3) == -EBUSY, "a second vCPU on a busy host CPU: -EBUSY");
+	enum vpmu_fault f;
+	ok(vpmu_reg_write(v, VPMU_SPACE_MSR, EVNTSEL0, 0, NULL) == -EINVAL, "write without fault pointer: -EINVAL");
+	ok(vpmu_reg_write(v, VPMU_SPACE_MSR, 0x10, 0, &f) == 0 && f == VPMU_FAULT_NO_REG,
+	   "write to an MSR the model does not own: #GP (no-such-register)");
+	uint32_t regs[8];
+	ok(vpmu_vm_regs(vm, VPMU_SPACE_MSR, regs, 8) == 4 && regs[0] == PERFCTR0 && regs[3] == EVNTSEL1,
+	   "P6 owns 4 MSRs, listed in order");
+	ok(vpmu_vm_owns_reg(vm, VPMU_SPACE_MSR, EVNTSEL1) && !vpmu_vm_owns_reg(vm, VPMU_SPACE_MSR, 0x188),
+	   "owns EVNTSEL1, not 0x188");
+	ok(vpmu_vm_regs(vm, VPMU_SPACE_SPR, NULL, 0) == 0, "P6 owns no SPR");
+	vpmu_vm_destroy(vm); /* switches v out: the host CPU is free again */
+	vm = new_vm(0);
+	vpmu_vcpu_create(vm, 0, &v);
+	ok(vpmu_vcpu_switch_in(v, 3) == 0, "destroying a VM switched its vCPU out of the host CPU");
+	vpmu_vm_destroy(vm);
+}
+
+static void test_amode_cache_hit(void)
+{
+	struct vpmu_vm *vm = new_vm(0);
+	struct vpmu_vcpu *v;
+	vpmu_vcpu_create(vm, 0, &v);
+	vpmu_vcpu_switch_in(v, 0);
+	ctrl_writes(), ctr_writes();
+	ok(wr(v, EVNTSEL0, AMODE_INSTR) == VPMU_FAULT_NONE, "a-mode EVNTSEL0 accepted");
+	/* EVNTSEL1 = 0 selects no privilege: counter 1 is not in the control. */
+	is_u64(ctrl_writes(), 1, "loading a-mode control: one EVNTSEL write");
+	is_u64(ctr_writes(), 0, "a-mode: no counter write (accumulate differences)");
+	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 1000, VPMU_MODE_USER);
+	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 24, VPMU_MODE_KERNEL);
+	vpmu_sim_tick(sim, 0, VPMU_EV_CYCLES, 77, VPMU_MODE_USER);
+	is_u64(rd(v, PERFCTR0), 1024, "counter 0 counts instructions at both CPLs, not cycles");
+	vpmu_vcpu_switch_out(v);
+	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 500, VPMU_MODE_USER);
+	vpmu_vcpu_switch_in(v, 0);
+	is_u64(ctrl_writes() + ctr_writes(), 0, "switch pair on the same CPU (cache hit): zero host writes");
+	is_u64(rd(v, PERFCTR0), 1024, "events on the host while switched out are not the guest's");
+	struct vpmu_totals t;
+	vpmu_vcpu_totals(v, &t);
+	is_u64(t.cache_hits, 1, "one cache hit accounted");
+	is_u64(t.pmc[0], 1024, "totals: counter 0 counted 1024");
+	is_u64(t.events[VPMU_EV_INSTRUCTIONS], 1024, "totals: 1024 instructions");
+	ok(wr(v, PERFCTR0, 5) == VPMU_FAULT_NONE, "guest writes counter 0");
+	is_u64(ctr_writes(), 0, "a-mode counter write: no host write");
+	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 10, VPMU_MODE_USER);
+	is_u64(rd(v, PERFCTR0), 15, "counter continues from the written value");
+	vpmu_vcpu_totals(v, &t);
+	is_u64(t.pmc[0], 1034, "totals are unaffected by the guest's counter write");
+	vpmu_vm_destroy(vm);
+}
+
+static void test_shared_ids(void)
+{
+	struct vpmu_vm *a = new_vm(0), *b = new_vm(0);
+	struct vpmu_vcpu *a0, *a1, *b0;
+	vpmu_vcpu_create(a, 0, &a0);
+	vpmu_vcpu_create(a, 1, &a1);
+	vpmu_vcpu_create(b, 0, &b0);
+	struct vpmu_vcpu *all[3] = { a0, a1, b0 };
+	for (int i = 0; i < 3; i++) {
+		vpmu_vcpu_switch_in(all[i], 1);
+		wr(all[i], EVNTSEL0, AMODE_INSTR);
+		vpmu_vcpu_switch_out(all[i]);
+	}
+	ok(vpmu_vcpu_control_id(a0) == vpmu_vcpu_control_id(a1), "equal controls in one VM: equal ids");
+	ok(vpmu_vcpu_control_id(a0) != vpmu_vcpu_control_id(b0), "equal controls in two VMs: different ids");
+	ctrl_writes(), ctr_writes();
+	vpmu_vcpu_switch_in(a0, 1);
+	vpmu_sim_tick(sim, 1, VPMU_EV_INSTRUCTIONS, 100, VPMU_MODE_USER);
+	vpmu_vcpu_switch_out(a0);
+	vpmu_vcpu_switch_in(a1, 1);
+	vpmu_sim_tick(sim, 1, VPMU_EV_INSTRUCTIONS, 50, VPMU_MODE_USER);
+	vpmu_vcpu_switch_out(a1);
+	vpmu_vcpu_switch_in(b0, 1);
+	vpmu_sim_tick(sim, 1, VPMU_EV_INSTRUCTIONS, 7, VPMU_MODE_USER);
+	/* b0's id differs, but write_control compares each image with the cache. */
+	is_u64(ctrl_writes() + ctr_writes(), 0, "equal images on one CPU: zero writes even on an id miss");
+	is_u64(rd(b0, PERFCTR0), 7, "VM b's vCPU counted only its own events");
+	vpmu_vcpu_switch_out(b0);
+	vpmu_vcpu_switch_in(a0, 1);
+	vpmu_vcpu_switch_in(a1, 2);
+	is_u64(rd(a0, PERFCTR0), 100, "a0: its own 100 events (accumulate differences on a shared counter)");
+	is_u64(rd(a1, PERFCTR0), 50, "a1: its own 50 events");
+	struct vpmu_totals t;
+	vpmu_vm_totals(a, &t);
+	is_u64(t.pmc[0], 150, "per-VM totals sum the vCPUs");
+	vpmu_vm_destroy(a);
+	vpmu_vm_destroy(b);
+}
+
+static void test_imode_suspend_resume(void)
+{
+	struct vpmu_vm *vm = new_vm(0);
+	struct vpmu_vcpu *v, *w;
+	vpmu_vcpu_create(vm, 0, &v);
+	vpmu_vcpu_create(vm, 1, &w);
+	vpmu_vcpu_switch_in(v, 5);
+	wr(v, PERFCTR0, (uint64_t)-100);
+	ctrl_writes(), ctr_writes();
+	wr(v, EVNTSEL0, IMODE_CYCLES);
+	/* iresume: cache all-ones -> zero the control, restore the counter; then load. */
+	is_u64(ctrl_writes(), 2, "i-mode load: stop + EVNTSEL0");
+	is_u64(ctr_writes(), 1, "i-mode load: counter restored to its start value");
+	vpmu_sim_tick(sim, 5, VPMU_EV_CYCLES, 60, VPMU_MODE_KERNEL);
+	vpmu_vcpu_switch_out(v);
+	is_u64(ctrl_writes(), 1, "i-mode suspend: one control write (stop)");
+	vpmu_sim_tick(sim, 5, VPMU_EV_CYCLES, 1000, VPMU_MODE_KERNEL);
+	vpmu_vcpu_switch_in(v, 5);
+	is_u64(ctrl_writes(), 1, "resume on the suspend CPU: one control write (restart)");
+	is_u64(ctr_writes(), 0, "resume on the suspend CPU: counter still valid, no write");
+	ok(!vpmu_vcpu_pmi_pending(v, NULL), "stopped counter did not overflow while switched out");
+	vpmu_sim_tick(sim, 5, VPMU_EV_CYCLES, 40, VPMU_MODE_USER);
+	uint64_t mask = 0;
+	ok(vpmu_vcpu_pmi_pending(v, &mask) && mask == 1, "overflow after 100 cycles: PMI pending, mask bit 0");
+	is_u64(vpmu_vcpu_pmi_ack(v), 1, "ack returns the overflow mask");
+	ok(!vpmu_vcpu_pmi_pending(v, NULL), "ack clears the pending PMI");
+	is_u64(rd(v, PERFCTR0), 0, "counter wrapped to zero and keeps counting");
+
+	/* w: the same control (same VM, same start value) shares the id, but the
+	 * counter registers on CPU 5 hold v's count: they must be restored. */
+	vpmu_vcpu_switch_out(v);
+	vpmu_vcpu_switch_in(w, 6);
+	wr(w, PERFCTR0, (uint64_t)-100);
+	wr(w, EVNTSEL0, IMODE_CYCLES);
+	vpmu_vcpu_switch_out(w);
+	ok(vpmu_vcpu_control_id(v) == vpmu_vcpu_control_id(w), "same control, same VM: shared id");
+	ctrl_writes(), ctr_writes();
+	vpmu_vcpu_switch_in(w, 5);
+	is_u64(ctr_writes(), 1, "shared id, other owner on this CPU: counter restored");
+	is_u64(rd(w, PERFCTR0), 0xFFFFFFFF9Cull, "w reads its own value, not v's");
+	vpmu_sim_tick(sim, 5, VPMU_EV_CYCLES, 100, VPMU_MODE_USER);
+	uint64_t wm = 0, vm_mask = 0;
+	ok(vpmu_vcpu_pmi_pending(w, &wm) && wm == 1, "w overflows after its own 100 cycles");
+	ok(!vpmu_vcpu_pmi_pending(v, &vm_mask), "v (switched out) gets no PMI for w's overflow");
+
+	struct perfctr_cpu_state st;
+	ok(vpmu_vcpu_perfctr_x86(w, &st) == 0, "perfctr x86 export");
+	ok(st.control.nractrs == 0 && st.control.nrictrs == 1 && st.control.pmc_map[0] == 0 &&
+	   st.control.evntsel[0] == IMODE_CYCLES && st.control.ireset[0] == -100,
+	   "exported control: one i-mode counter, pmc 0, evntsel, ireset -100");
+	ok(st.cstatus == perfctr_mk_cstatus(0, 0, 1), "cstatus encodes nri=1");
+	ok(st.k1.id == (unsigned)vpmu_vcpu_control_id(w), "k1.id is the content id's low 32 bits");
+	struct perfctr_ppc32_cpu_state pst;
+	ok(vpmu_vcpu_perfctr_ppc32(w, &pst) == -EINVAL, "PPC32 export of an x86 vCPU: -EINVAL");
+	vpmu_vm_destroy(vm);
+}
+
+static void test_strict_and_default(void)
+{
+	struct vpmu_vm *s = new_vm(VPMU_VM_STRICT), *d = new_vm(0);
+	struct vpmu_vcpu *vs, *vd;
+	vpmu_vcpu_create(s, 0, &vs);
+	vpmu_vcpu_create(d, 0, &vd);
+	vpmu_vcpu_switch_in(vs, 7);
+	vpmu_vcpu_switch_in(vd, 8);
+	/* Linux's no-op event with the global enable (facts 2): CPL = 0. */
+	ok(wr(vs, EVNTSEL0, 0x40002E) == VPMU_FAULT_STRICT, "strict: EVNTSEL0 0x40002E (no CPL) refused");
+	is_u64(rd(vs, EVNTSEL0), 0, "strict refusal leaves EVNTSEL0 unchanged");
+	ok(wr(vd, EVNTSEL0, 0x40002E) == VPMU_FAULT_NONE, "default: 0x40002E accepted");
+	struct vpmu_totals t;
+	vpmu_vcpu_totals(vd, &t);
+	ok(vpmu_vm_rule_name(d, 2) && strcmp(vpmu_vm_rule_name(d, 2), "cpl-none") == 0 &&
+	   t.violations[2] == 1, "default: violation 'cpl-none' recorded once");
+	ok(vpmu_vm_rule_name(d, VPMU_MAX_RULES) == NULL, "rule name out of range: NULL");
+	ok(wr(vd, EVNTSEL0, 0xFFFFFFFF00000000ull) == VPMU_FAULT_RESERVED &&
+	   wr(vs, EVNTSEL0, 0x200000) == VPMU_FAULT_RESERVED,
+	   "hardware-reserved bits #GP in both modes");
+	vpmu_vcpu_totals(vs, &t);
+	ok(t.strict_refusals == 1 && t.faults == 1, "strict: refusals and faults accounted apart");
+	vpmu_vm_destroy(s);
+	vpmu_vm_destroy(d);
+}
+
+int main(void)
+{
+	struct vpmu_backend be;
+	if (vpmu_sim_create(16, &sim) || (vpmu_sim_backend(sim, &be), vpmu_host_create(&be, 16, &host))) {
+		printf("Bail out! cannot create the sim host\n");
+		return 1;
+	}
+	vpmu_sim_attach(sim, host);
+	ok(vpmu_model_count() >= 1 && vpmu_model_description("p6") != NULL, "p6 is registered");
+	ok(vpmu_event_from_name("branch-misses") == VPMU_EV_BRANCH_MISSES && vpmu_event_from_name("x") == -1,
+	   "event names");
+	test_argument_errors();
+	test_amode_cache_hit();
+	test_shared_ids();
+	test_imode_suspend_resume();
+	test_strict_and_default();
+	vpmu_host_destroy(host);
+	vpmu_sim_destroy(sim);
+	return tap_done();
+}
