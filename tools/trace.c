@@ -4,7 +4,6 @@
  * sim backend.  Every malformed line is reported as NAME:LINE and fails the file;
  * nothing is guessed.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -92,25 +91,45 @@ static int check(struct ctx *c, int ok, const char *what, const char *fmt, ...)
 	return 0;
 }
 
+/* Numbers are C literals (trace-format "Lexical rules"): decimal, 0x hex, or
+ * negative decimal, 64-bit, a negative value being its two's complement.  Any
+ * other spelling is refused rather than read some way: a leading 0 (C octal),
+ * a sign on hex, suffixes, and values that do not fit in 64 bits. */
 static int parse_u64(const char *s, uint64_t *out)
 {
 	int neg = 0;
+	unsigned base = 10;
+	uint64_t v = 0, limit;
 	if (*s == '-') {
 		neg = 1;
 		s++;
-		/* Negative numbers are decimal only (trace-format "Lexical rules"). */
-		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-			return -1;
 	}
-	if (!isdigit((unsigned char)*s))
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (neg)
+			return -1;
+		base = 16;
+		s += 2;
+	} else if (s[0] == '0' && s[1] != 0) {
 		return -1;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10);
-	if (errno || *end || end == s)
+	}
+	if (!*s)
 		return -1;
-	if (neg && v > (1ull << 63))
-		return -1;
+	/* The magnitude may reach 2^63 when negative (-9223372036854775808). */
+	limit = neg ? 1ull << 63 : UINT64_MAX;
+	for (; *s; s++) {
+		unsigned d;
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return -1;
+		if (v > (limit - d) / base)
+			return -1;
+		v = v * base + d;
+	}
 	*out = neg ? (uint64_t)0 - v : v;
 	return 0;
 }
@@ -118,7 +137,7 @@ static int parse_u64(const char *s, uint64_t *out)
 static int num(struct ctx *c, const char *s, uint64_t *out)
 {
 	if (parse_u64(s, out))
-		return bad(c, "malformed number '%s'", s);
+		return bad(c, "malformed number '%s' (decimal, 0x hex or negative decimal, 64-bit)", s);
 	return 0;
 }
 
@@ -165,6 +184,11 @@ static int do_vm(struct ctx *c, char **t, int n)
 	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
 	for (int i = 2; i < n; i++) {
 		uint64_t v;
+		/* A key given twice would make one of them silently win: refuse. */
+		size_t klen = strcspn(t[i], "=");
+		for (int j = 2; j < i; j++)
+			if (strcspn(t[j], "=") == klen && strncmp(t[j], t[i], klen) == 0)
+				return bad(c, "'%.*s' given twice", (int)klen, t[i]);
 		if (strcmp(t[i], "strict") == 0) {
 			cfg.flags |= VPMU_VM_STRICT;
 		} else if (strncmp(t[i], "model=", 6) == 0) {
@@ -247,6 +271,55 @@ static int do_run_on(struct ctx *c, char **t, int n)
 	return 0;
 }
 
+/* One guest-visible register and what it read. */
+struct reg_value {
+	enum vpmu_regspace space;
+	uint32_t reg;
+	uint64_t value;
+	enum vpmu_fault fault;
+};
+
+/* Read every register the vCPU's model owns, in both spaces, into a new array
+ * (*count entries).  Returns NULL only when out of memory. */
+static struct reg_value *read_all_regs(struct vpmu_vcpu *v, struct vpmu_vm *vm, unsigned *count)
+{
+	static const enum vpmu_regspace spaces[] = { VPMU_SPACE_MSR, VPMU_SPACE_SPR };
+	unsigned total = 0, n = 0;
+	for (unsigned s = 0; s < 2; s++)
+		total += vpmu_vm_regs(vm, spaces[s], NULL, 0);
+	struct reg_value *out = calloc(total + 1, sizeof(*out));
+	uint32_t *regs = calloc(total + 1, sizeof(*regs));
+	if (!out || !regs) {
+		free(out);
+		free(regs);
+		return NULL;
+	}
+	for (unsigned s = 0; s < 2; s++) {
+		unsigned k = vpmu_vm_regs(vm, spaces[s], regs, total);
+		for (unsigned i = 0; i < k && n < total; i++, n++) {
+			out[n].space = spaces[s];
+			out[n].reg = regs[i];
+			vpmu_reg_read(v, spaces[s], regs[i], &out[n].value, &out[n].fault);
+		}
+	}
+	free(regs);
+	*count = n;
+	return out;
+}
+
+/* A model that owns registers only in the other space is another ISA: a guest
+ * of it cannot execute this instruction at all (an impossible request). */
+static int need_space(struct ctx *c, enum vpmu_regspace sp)
+{
+	enum vpmu_regspace other = sp == VPMU_SPACE_MSR ? VPMU_SPACE_SPR : VPMU_SPACE_MSR;
+	struct vpmu_vm *vm = c->cur->vm;
+	if (vpmu_vm_regs(vm, sp, NULL, 0) == 0 && vpmu_vm_regs(vm, other, NULL, 0) != 0)
+		return bad(c, "model '%s' has no %s (use %s)", vpmu_vm_model(vm),
+			   sp == VPMU_SPACE_MSR ? "MSRs" : "SPRs",
+			   sp == VPMU_SPACE_MSR ? "mtspr/mfspr" : "wrmsr/rdmsr");
+	return 0;
+}
+
 static int do_wr(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
 {
 	uint64_t reg, val;
@@ -257,15 +330,45 @@ static int do_wr(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
 		return bad(c, "unknown operand '%s' (only 'gp')", t[3]);
 	if (reg > 0xFFFFFFFFull)
 		return bad(c, "register number out of range");
-	if (need_running(c))
+	if (need_running(c) || need_space(c, sp))
 		return -1;
 	int want_gp = n == 4;
 	enum vpmu_fault f;
+	/* A refused write must change nothing (trace-format "Semantics"): compare
+	 * every register before and after it. */
+	unsigned nregs = 0, nafter = 0;
+	struct reg_value *before = want_gp ? read_all_regs(c->vcpu, c->cur->vm, &nregs) : NULL;
+	if (want_gp && !before)
+		return bad(c, "out of memory");
 	vpmu_reg_write(c->vcpu, sp, (uint32_t)reg, val, &f);
-	return check(c, (f != VPMU_FAULT_NONE) == want_gp, t[0],
-		     "%s 0x%" PRIx64 " <- 0x%" PRIx64 " to %s, got %s", t[0], reg, val,
-		     want_gp ? "fault" : "succeed",
-		     f == VPMU_FAULT_NONE ? "success" : vpmu_fault_name(f));
+	if (!want_gp || f == VPMU_FAULT_NONE) {
+		free(before);
+		return check(c, (f != VPMU_FAULT_NONE) == want_gp, t[0],
+			     "%s 0x%" PRIx64 " <- 0x%" PRIx64 " to %s, got %s", t[0], reg, val,
+			     want_gp ? "fault" : "succeed",
+			     f == VPMU_FAULT_NONE ? "success" : vpmu_fault_name(f));
+	}
+	struct reg_value *after = read_all_regs(c->vcpu, c->cur->vm, &nafter);
+	if (!after) {
+		free(before);
+		return bad(c, "out of memory");
+	}
+	unsigned changed = nregs;
+	for (unsigned i = 0; i < nregs && i < nafter && changed == nregs; i++)
+		if (before[i].value != after[i].value || before[i].fault != after[i].fault)
+			changed = i;
+	int rc;
+	if (changed == nregs)
+		rc = check(c, 1, t[0], "%s", "");
+	else
+		rc = check(c, 0, t[0],
+			   "%s 0x%" PRIx64 " <- 0x%" PRIx64 " (%s) to change nothing, got 0x%" PRIx32
+			   " changed from 0x%" PRIx64 " to 0x%" PRIx64, t[0], reg, val,
+			   vpmu_fault_name(f), before[changed].reg, before[changed].value,
+			   after[changed].value);
+	free(before);
+	free(after);
+	return rc;
 }
 
 static int do_rd(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
@@ -279,15 +382,16 @@ static int do_rd(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
 		return -1;
 	if (reg > 0xFFFFFFFFull)
 		return bad(c, "register number out of range");
-	if (need_running(c))
+	if (need_running(c) || need_space(c, sp))
 		return -1;
 	uint64_t val = 0;
 	enum vpmu_fault f;
 	vpmu_reg_read(c->vcpu, sp, (uint32_t)reg, &val, &f);
 	if (any) {
-		if (c->diag)
-			fprintf(c->diag, "%s:%u: %s 0x%" PRIx64 " = %s0x%" PRIx64 "\n", c->name, c->line,
-				t[0], reg, f ? "fault " : "", val);
+		if (f != VPMU_FAULT_NONE)
+			diag(c, "%s 0x%" PRIx64 " = fault (%s)", t[0], reg, vpmu_fault_name(f));
+		else
+			diag(c, "%s 0x%" PRIx64 " = 0x%" PRIx64, t[0], reg, val);
 		return 0;
 	}
 	if (want_gp)
@@ -354,8 +458,7 @@ static int do_expect_writes(struct ctx *c, char **t, int n, int ctrl)
 	uint64_t got = total - *mark;
 	*mark = total;
 	if (any) {
-		if (c->diag)
-			fprintf(c->diag, "%s:%u: %s = %" PRIu64 "\n", c->name, c->line, t[0], got);
+		diag(c, "%s = %" PRIu64, t[0], got);
 		return 0;
 	}
 	return check(c, got == want, t[0], "%" PRIu64 " host %s write(s), got %" PRIu64, want,
@@ -389,15 +492,32 @@ static int do_expect_id(struct ctx *c, char **t, int n, int equal)
 	    vcpu_ref(c, t[1], &a) || vcpu_ref(c, t[2], &b))
 		return -1;
 	uint64_t ia = vpmu_vcpu_control_id(a), ib = vpmu_vcpu_control_id(b);
-	return check(c, (ia == ib) == equal, t[0], "ids of %s and %s to %s (0x%016" PRIx64 ", 0x%016" PRIx64 ")",
-		     t[1], t[2], equal ? "be equal" : "differ", ia, ib);
+	return check(c, (ia == ib) == equal, t[0],
+		     "ids of %s and %s to %s, got 0x%016" PRIx64 " and 0x%016" PRIx64, t[1], t[2],
+		     equal ? "be equal" : "differ", ia, ib);
 }
 
+/* sbi FID [ARGS...] -> ERR [VALUE]: the syntax is checked in full so that a
+ * malformed line is reported as such on every model. */
 static int do_sbi(struct ctx *c, char **t, int n)
 {
-	(void)t, (void)n;
-	if (!c->vcpu)
-		return bad(c, "no current vCPU (use 'vcpu N')");
+	static const char usage[] = "sbi FID [a0..a5] -> ERR [VALUE]";
+	uint64_t v;
+	int arrow = -1;
+	for (int i = 1; i < n && arrow < 0; i++)
+		if (strcmp(t[i], "->") == 0)
+			arrow = i;
+	if (arrow < 0 || arrow < 2 || n < arrow + 2)
+		return bad(c, "missing operands: usage: %s", usage);
+	if (arrow > 8 || n > arrow + 3)
+		return bad(c, "extra operands: usage: %s", usage);
+	for (int i = 1; i < n; i++)
+		if (i != arrow && num(c, t[i], &v))
+			return -1;
+	if (need_running(c))
+		return -1;
+	/* No model of this library has the SBI PMU extension yet (riscv-sbi is a
+	 * name the contract reserves); a call on any other model is impossible. */
 	return bad(c, "model '%s' has no SBI PMU extension", vpmu_vm_model(c->cur->vm));
 }
 
@@ -447,6 +567,8 @@ void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE
 	struct vpmu_backend be;
 	memset(res, 0, sizeof(*res));
 	if (!c) {
+		if (diagf)
+			fprintf(diagf, "%s: error: out of memory\n", name);
 		res->error = 1;
 		return;
 	}
@@ -457,13 +579,13 @@ void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE
 	c->tapno = tapno;
 	c->res = res;
 	if (vpmu_sim_create(VPMU_MAX_HOST_CPUS, &c->sim)) {
-		res->error = 1;
+		bad(c, "cannot create the sim backend");
 		free(c);
 		return;
 	}
 	vpmu_sim_backend(c->sim, &be);
 	if (vpmu_host_create(&be, VPMU_MAX_HOST_CPUS, &c->host)) {
-		res->error = 1;
+		bad(c, "cannot create the host");
 		vpmu_sim_destroy(c->sim);
 		free(c);
 		return;

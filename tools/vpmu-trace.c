@@ -73,9 +73,11 @@ int main(int argc, char **argv)
 	for (int i = first; i < argc; i++) {
 		size_t len;
 		char *text = slurp(argv[i], &len);
+		int readable = text != NULL, read_errno = errno;
 		struct trace_result res = { 0, 0, 0 };
 		if (!text) {
-			printf("# %s: cannot read: %s\n", argv[i], strerror(errno));
+			fflush(stdout);
+			fprintf(stderr, "%s: error: cannot read: %s\n", argv[i], strerror(read_errno));
 			res.error = 1;
 		} else {
 			fflush(stdout);
@@ -86,10 +88,11 @@ int main(int argc, char **argv)
 		failed_files += !ok;
 		if (verbose) {
 			if (res.error)
-				printf("not ok %u - %s: malformed trace\n", ++tapno, argv[i]);
+				printf("not ok %u - %s: %s\n", ++tapno, argv[i],
+				       readable ? "malformed trace" : "cannot read");
 		} else {
 			printf("%s %u - %s (%u checks%s)\n", ok ? "ok" : "not ok", ++tapno, argv[i],
-			       res.checks, res.error ? ", malformed" : "");
+			       res.checks, !res.error ? "" : readable ? ", malformed" : ", cannot read");
 		}
 	}
 	if (verbose)
