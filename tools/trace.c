@@ -179,8 +179,10 @@ static int do_vm(struct ctx *c, char **t, int n)
 	}
 	if (existing)
 		return bad(c, "VM '%s' already exists", t[1]);
-	if (strlen(t[1]) >= sizeof(c->vms[0].name) || c->nvms >= MAX_VMS)
-		return bad(c, "too many VMs or name too long");
+	if (strlen(t[1]) >= sizeof(c->vms[0].name))
+		return bad(c, "VM name longer than %zu characters", sizeof(c->vms[0].name) - 1);
+	if (c->nvms >= MAX_VMS)
+		return bad(c, "more than %d VMs", MAX_VMS);
 	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
 	for (int i = 2; i < n; i++) {
 		uint64_t v;
