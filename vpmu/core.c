@@ -121,6 +121,14 @@ int vpmu_model_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsi
 	return ev;
 }
 
+int vpmu_model_event_lookup(const struct vpmu_model *m, uint64_t evntsel)
+{
+	for (unsigned i = 0; i < m->nr_events; i++)
+		if ((evntsel & m->events[i].match) == m->events[i].code)
+			return m->events[i].generic;
+	return VPMU_EV_NONE;
+}
+
 unsigned vpmu_model_ctr_width(const struct vpmu_model *m) { return m->ctr_width; }
 unsigned vpmu_model_nr_ctrs(const struct vpmu_model *m) { return m->nr_ctrs; }
 

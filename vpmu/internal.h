@@ -70,6 +70,17 @@ struct vpmu_cpu_opts {
 	bool strict;
 };
 
+/* One event encoding of a model: (evntsel & match) == code selects it. */
+struct vpmu_event_desc {
+	uint32_t code;
+	uint32_t match;
+	int8_t generic;      /* enum vpmu_event, or VPMU_EV_NONE */
+	const char *name;    /* the manual's name */
+};
+
+/* The generic event a model's event table gives an encoding (VPMU_EV_NONE if none). */
+int vpmu_model_event_lookup(const struct vpmu_model *m, uint64_t evntsel);
+
 /* A perfctr rule of a model, reported by id (bit number in a violation mask). */
 struct vpmu_rule {
 	const char *name;    /* short, stable: used in accounting output and traces */
@@ -98,6 +109,8 @@ struct vpmu_model {
 	const uint64_t *misc_reset; /* reset values of MISC registers (may be NULL) */
 	const struct vpmu_rule *rules;
 	unsigned nr_rules;
+	const struct vpmu_event_desc *events;  /* for decode and `vpmu-events` (may be NULL) */
+	unsigned nr_events;
 	/* ctrl slot that holds counter pmc's enable (i-mode suspend stops it there). */
 	const uint8_t *ctr_ctrl_slot;
 

@@ -54,6 +54,26 @@ static const struct vpmu_reg p6_regs[] = {
 
 static const uint8_t p6_ctr_ctrl_slot[2] = { 0, 1 };
 
+/* Linux's p6_perfmon_event_map and the SDM's P6 event table; L2_RQSTS takes a
+ * MESI unit mask (0x0F: all lines = references, 0x01: I state = misses). */
+static const struct vpmu_event_desc p6_events[] = {
+	{ 0x0079, 0x00FF, VPMU_EV_CYCLES, "CPU_CLK_UNHALTED" },
+	{ 0x00C0, 0x00FF, VPMU_EV_INSTRUCTIONS, "INST_RETIRED" },
+	{ 0x00C4, 0x00FF, VPMU_EV_BRANCHES, "BR_INST_RETIRED" },
+	{ 0x00C5, 0x00FF, VPMU_EV_BRANCH_MISSES, "BR_MISS_PRED_RETIRED" },
+	{ 0x0062, 0x00FF, VPMU_EV_BUS_CYCLES, "BUS_DRDY_CLOCKS" },
+	{ 0x0F2E, 0xFFFF, VPMU_EV_CACHE_REFERENCES, "L2_RQSTS.MESI" },
+	{ 0x012E, 0xFFFF, VPMU_EV_CACHE_MISSES, "L2_RQSTS.I" },
+	{ 0x0043, 0x00FF, VPMU_EV_NONE, "DATA_MEM_REFS" },
+	{ 0x0045, 0x00FF, VPMU_EV_NONE, "DCU_LINES_IN" },
+	{ 0x0080, 0x00FF, VPMU_EV_NONE, "IFU_IFETCH" },
+	{ 0x00C2, 0x00FF, VPMU_EV_NONE, "UOPS_RETIRED" },
+	{ 0x00C8, 0x00FF, VPMU_EV_NONE, "HW_INT_RX" },
+	{ 0x002E, 0x00FF, VPMU_EV_NONE, "L2_RQSTS (other unit masks)" },
+};
+
+extern const struct vpmu_model vpmu_model_p6;
+
 static enum vpmu_fault p6_ctrl_write(const struct vpmu_cpu_opts *o, unsigned slot, uint64_t val,
 				     uint64_t old, uint64_t *stored)
 {
@@ -144,20 +164,7 @@ static int p6_decode_ctr(const uint64_t *ctrl, unsigned pmc, unsigned *priv, boo
 	/* CMASK/INV turn the count into a threshold count: no generic equivalent. */
 	if (ev & (P6_CMASK | P6_INV))
 		return VPMU_EV_NONE;
-	switch (ev & 0xFF) {     /* Linux p6_perfmon_event_map; SDM table 19-x */
-	case 0x79: return VPMU_EV_CYCLES;           /* CPU_CLK_UNHALTED */
-	case 0xC0: return VPMU_EV_INSTRUCTIONS;     /* INST_RETIRED */
-	case 0xC4: return VPMU_EV_BRANCHES;         /* BR_INST_RETIRED */
-	case 0xC5: return VPMU_EV_BRANCH_MISSES;    /* BR_MISS_PRED_RETIRED */
-	case 0x62: return VPMU_EV_BUS_CYCLES;       /* BUS_DRDY_CLOCKS */
-	case 0x2E:                                  /* L2_RQSTS, MESI unit mask */
-		switch ((ev >> 8) & 0xFF) {
-		case 0x0F: return VPMU_EV_CACHE_REFERENCES;
-		case 0x01: return VPMU_EV_CACHE_MISSES;
-		}
-		return VPMU_EV_NONE;
-	}
-	return VPMU_EV_NONE;
+	return vpmu_model_event_lookup(&vpmu_model_p6, ev);
 }
 
 const struct vpmu_model vpmu_model_p6 = {
@@ -169,6 +176,7 @@ const struct vpmu_model vpmu_model_p6 = {
 	.has_pcint = true, .intel_lvtpc_automask = true,
 	.regs = p6_regs, .nr_regs = sizeof(p6_regs) / sizeof(p6_regs[0]),
 	.rules = p6_rules, .nr_rules = P6_NR_RULES,
+	.events = p6_events, .nr_events = sizeof(p6_events) / sizeof(p6_events[0]),
 	.ctr_ctrl_slot = p6_ctr_ctrl_slot,
 	.ctrl_write = p6_ctrl_write,
 	.ctr_write = p6_ctr_write,
