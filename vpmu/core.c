@@ -106,6 +106,69 @@ const char *vpmu_model_description(const char *name)
 	return m ? m->description : NULL;
 }
 
+int vpmu_model_info(const char *name, struct vpmu_model_info *out)
+{
+	const struct vpmu_model *m = vpmu_model_find(name);
+	if (!m || !out)
+		return m ? -EINVAL : -ENOENT;
+	out->name = m->name;
+	out->description = m->description;
+	out->vendor = m->vendor;
+	out->regspace = m->regspace;
+	out->family = m->family;
+	out->cpumodel = m->cpumodel;
+	out->stepping = m->stepping;
+	out->nr_ctrs = m->nr_ctrs;
+	out->ctr_width = m->ctr_width;
+	out->overflow_interrupts = m->has_pcint;
+	out->nr_regs = m->nr_regs;
+	out->nr_events = m->nr_events;
+	out->nr_rules = m->nr_rules;
+	return 0;
+}
+
+int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **kind)
+{
+	static const char *const kinds[] = { "?", "control", "counter", "misc" };
+	const struct vpmu_model *m = vpmu_model_find(name);
+	if (!m || i >= m->nr_regs)
+		return -ENOENT;
+	if (addr)
+		*addr = m->regs[i].addr;
+	if (kind)
+		*kind = kinds[m->regs[i].kind <= VPMU_REG_MISC ? m->regs[i].kind : 0];
+	return 0;
+}
+
+int vpmu_model_event(const char *name, unsigned i, uint32_t *code, uint32_t *match,
+		     const char **event_name, int *generic)
+{
+	const struct vpmu_model *m = vpmu_model_find(name);
+	if (!m || i >= m->nr_events)
+		return -ENOENT;
+	if (code)
+		*code = m->events[i].code;
+	if (match)
+		*match = m->events[i].match;
+	if (event_name)
+		*event_name = m->events[i].name;
+	if (generic)
+		*generic = m->events[i].generic;
+	return 0;
+}
+
+int vpmu_model_rule(const char *name, unsigned i, const char **rule_name, const char **text)
+{
+	const struct vpmu_model *m = vpmu_model_find(name);
+	if (!m || i >= m->nr_rules)
+		return -ENOENT;
+	if (rule_name)
+		*rule_name = m->rules[i].name;
+	if (text)
+		*text = m->rules[i].text;
+	return 0;
+}
+
 int vpmu_model_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsigned pmc,
 			  unsigned *priv, bool *interrupt)
 {

@@ -106,6 +106,21 @@ unsigned vpmu_model_count(void);
 const char *vpmu_model_name(unsigned index);          /* NULL past the end */
 const char *vpmu_model_description(const char *name); /* NULL if unknown */
 
+struct vpmu_model_info {
+	const char *name, *description, *vendor;
+	enum vpmu_regspace regspace;
+	unsigned family, cpumodel, stepping;   /* CPUID identity presented by default */
+	unsigned nr_ctrs, ctr_width;
+	bool overflow_interrupts;              /* perfctr PCINT: PMIs through the LVTPC */
+	unsigned nr_regs, nr_events, nr_rules;
+};
+int vpmu_model_info(const char *name, struct vpmu_model_info *out);   /* -ENOENT */
+/* Entry i of a model's register list / event table / rule list; -ENOENT past the end. */
+int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **kind);
+int vpmu_model_event(const char *name, unsigned i, uint32_t *code, uint32_t *match,
+		     const char **event_name, int *generic);
+int vpmu_model_rule(const char *name, unsigned i, const char **rule_name, const char **text);
+
 /* ---- host ---- */
 int vpmu_host_create(const struct vpmu_backend *backend, unsigned nr_cpus,
 		     struct vpmu_host **out);
