@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounting.h"
 #include "trace.h"
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
@@ -562,6 +563,10 @@ static int run_line(struct ctx *c, char *line)
 	return bad(c, "unknown directive '%s'", d);
 }
 
+static FILE *accounting_out;
+
+void trace_set_accounting(FILE *out) { accounting_out = out; }
+
 void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE *tap,
 	       int verbose, unsigned *tapno, struct trace_result *res)
 {
@@ -615,6 +620,8 @@ void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE
 		run_line(c, buf);
 		pos = end + 1;
 	}
+	for (unsigned i = 0; accounting_out && !res->error && i < c->nvms; i++)
+		accounting_print_vm(accounting_out, c->vms[i].name, c->vms[i].vm);
 	for (unsigned i = 0; i < c->nvms; i++)
 		vpmu_vm_destroy(c->vms[i].vm);
 	vpmu_host_destroy(c->host);

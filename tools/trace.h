@@ -18,4 +18,8 @@ struct trace_result {
 void trace_run(const char *name, const char *text, size_t len, FILE *diag, FILE *tap,
 	       int verbose, unsigned *tapno, struct trace_result *res);
 
+/* Print every VM's accounting (tools/accounting.h) to `out` at the end of each
+ * well-formed trace; NULL (the default) prints none. */
+void trace_set_accounting(FILE *out);
+
 #endif

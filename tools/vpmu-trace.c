@@ -42,7 +42,8 @@ static void usage(FILE *to)
 {
 	fprintf(to, "usage: vpmu-trace [-v] FILE...\n"
 		    "Replays vpmu traces against libvpmu with the sim backend and prints TAP.\n"
-		    "  -v   one TAP line per expectation instead of one per file\n");
+		    "  -v             one TAP line per expectation instead of one per file\n"
+		    "  --accounting   print each VM's per-vCPU and per-VM counter accounting\n");
 }
 
 int main(int argc, char **argv)
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 	for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
 		if (!strcmp(argv[first], "-v"))
 			verbose = 1;
+		else if (!strcmp(argv[first], "--accounting"))
+			trace_set_accounting(stdout);
 		else if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
 			usage(stdout);
 			return 0;
