@@ -3,6 +3,7 @@
 #   make check      everything again with ASan+UBSan, then every test under prove
 #   make fuzz       libFuzzer targets (clang), each for FUZZ_SECONDS
 #   make bench      callgrind instruction counts and ns/op (bench/README.md)
+#   make demo       the main job: a profiled guest under the virtual PMU, with accounting
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -17,7 +18,7 @@ LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h)
 TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all check test fuzz bench clean deps
+.PHONY: all check test fuzz bench clean deps demo
 .SECONDARY:
 all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%)
 
@@ -57,6 +58,12 @@ bench:
 
 clean:
 	rm -rf build
+
+# The main job (README.md): a profiled two-vCPU P6 guest replayed with the sim
+# backend, with its accounting.  (The KVM path replaces it once vpmu-run exists.)
+demo: deps
+	$(MAKE) --no-print-directory all
+	$(B)/bin/vpmu-trace --accounting tests/traces/demo/p6-profiled-guest.trace
 
 # Debian packages the build and tests need (fresh machine: README.md).
 deps:
