@@ -1,0 +1,59 @@
+# libFuzzer targets (make fuzz; tests/fuzz.t runs them briefly under make check).
+#   make -f fuzz/fuzz.mk            build both and run each for FUZZ_SECONDS
+#   make -f fuzz/fuzz.mk build      build only (build/fuzz/fuzz_reg_access, fuzz_trace)
+# A crash leaves its input as build/fuzz/crash-* (leak-*, timeout-*) and fails the run;
+# replay it with: build/fuzz/fuzz_trace build/fuzz/crash-...
+CLANG        ?= clang
+FUZZ_SECONDS ?= 60
+FB           := build/fuzz
+
+WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS := -Iinclude -Ivpmu -Itools -D_GNU_SOURCE
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The library is instrumented for coverage too (fuzzer-no-link); only the targets
+# link libFuzzer's main.
+CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link
+LDFLAGS_FUZZ := $(SANFLAGS) -fsanitize=fuzzer
+LDLIBS   := -lxxhash
+
+LIB_SRC  := $(sort $(wildcard vpmu/*.c))
+TOOL_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
+HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h tools/*.h)
+LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
+
+# libFuzzer options shared by every run: a slow input is a bug too (timeout), a
+# memory blow-up as well; leaks are reported (ASan's LSan is on by default).
+FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FB)/ -print_final_stats=1
+
+.PHONY: all build run run-reg-access run-trace
+all: run
+build: $(FB)/fuzz_reg_access $(FB)/fuzz_trace
+
+$(FB)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CFLAGS_LIB) $(CPPFLAGS) -c $< -o $@
+
+$(FB)/fuzz_reg_access: $(FB)/obj/fuzz/fuzz_reg_access.o $(LIB_OBJ)
+	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
+
+$(FB)/fuzz_trace: $(FB)/obj/fuzz/fuzz_trace.o $(TOOL_OBJ) $(LIB_OBJ)
+	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
+
+run: run-reg-access run-trace
+
+# The corpus directory keeps what earlier runs found (libFuzzer adds new inputs to
+# the first directory it is given); no seeds are needed: the header bytes pick the
+# model, and coverage-guided mutation finds the register encodings.
+run-reg-access: $(FB)/fuzz_reg_access
+	@mkdir -p $(FB)/corpus/reg_access
+	$(FB)/fuzz_reg_access $(FUZZ_OPTS) -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
+		$(FB)/corpus/reg_access
+
+# Seeds: every trace of the test corpus (tests/traces/**/*.trace) and the bad traces.
+run-trace: $(FB)/fuzz_trace
+	@rm -rf $(FB)/seed/trace && mkdir -p $(FB)/seed/trace $(FB)/corpus/trace
+	@for f in $$(find tests/traces tests/bad-traces -name '*.trace'); do \
+		cp "$$f" "$(FB)/seed/trace/$$(echo "$$f" | tr / _)"; done
+	$(FB)/fuzz_trace $(FUZZ_OPTS) -dict=fuzz/trace.dict -max_total_time=$(FUZZ_SECONDS) \
+		$(FB)/corpus/trace $(FB)/seed/trace

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Runs both libFuzzer targets (fuzz/) for a short, bounded time: each must finish
+# without a crash, a sanitizer report, a leak or a timeout.  `make fuzz` runs them
+# longer.  FUZZ_T_SECONDS overrides the time per target (default 10).
+SECS=${FUZZ_T_SECONDS:-10}
+FB=build/fuzz
+echo "1..3"
+
+if ! command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+	echo "not ok 1 - build fuzzers # clang not found: run scripts/install-deps (clang, libclang-rt-14-dev)"
+	echo "not ok 2 - fuzz_reg_access # not built"
+	echo "not ok 3 - fuzz_trace # not built"
+	exit 1
+fi
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+if make --no-print-directory -s -f fuzz/fuzz.mk build >"$tmp/build.log" 2>&1; then
+	echo "ok 1 - build fuzzers (clang -fsanitize=fuzzer,address,undefined)"
+else
+	echo "not ok 1 - build fuzzers (is libclang-rt-14-dev installed? scripts/install-deps)"
+	tail -n 20 "$tmp/build.log" | sed 's/^/# /'
+	echo "not ok 2 - fuzz_reg_access # not built"
+	echo "not ok 3 - fuzz_trace # not built"
+	exit 1
+fi
+
+# Seeds for the trace fuzzer: the trace corpus and the malformed traces.
+mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2"
+for f in $(find tests/traces tests/bad-traces -name '*.trace'); do
+	cp "$f" "$tmp/seed/$(echo "$f" | tr / _)"
+done
+
+# run N NAME ARGS...: one libFuzzer run; a failure prints the tail of its log and
+# where libFuzzer left the input (build/fuzz/crash-*, leak-*, timeout-*).
+run() {
+	n=$1 name=$2
+	shift 2
+	if "$FB/$name" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$FB/" \
+		-max_total_time="$SECS" "$@" >"$tmp/$name.log" 2>&1; then
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/$name.log")
+		echo "ok $n - $name: ${execs:-?} inputs in ${SECS}s, no crash or leak"
+	else
+		echo "not ok $n - $name found a crash (input saved under $FB/)"
+		grep -v -e '^#[0-9]' -e '^INFO' "$tmp/$name.log" | tail -n 40 | sed 's/^/# /'
+	fi
+}
+run 2 fuzz_reg_access -max_len=4096 "$tmp/c1"
+run 3 fuzz_trace -dict=fuzz/trace.dict "$tmp/c2" "$tmp/seed"
