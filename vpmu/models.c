@@ -2,11 +2,27 @@
 /* The one table of PMU models.  Adding a model: its file, one line here. */
 #include "internal.h"
 
+extern const struct vpmu_model vpmu_model_p5;
+extern const struct vpmu_model vpmu_model_p5mmx;
+extern const struct vpmu_model vpmu_model_cyrix_6x86mx;
+extern const struct vpmu_model vpmu_model_mii;
+extern const struct vpmu_model vpmu_model_cyrix_iii;
+extern const struct vpmu_model vpmu_model_winchip_c6;
+extern const struct vpmu_model vpmu_model_winchip2;
+extern const struct vpmu_model vpmu_model_winchip3;
 extern const struct vpmu_model vpmu_model_p6;
 extern const struct vpmu_model vpmu_model_k7;
 extern const struct vpmu_model vpmu_model_k8;
 
 const struct vpmu_model *const vpmu_models[] = {
+	&vpmu_model_p5,
+	&vpmu_model_p5mmx,
+	&vpmu_model_cyrix_6x86mx,
+	&vpmu_model_mii,
+	&vpmu_model_cyrix_iii,
+	&vpmu_model_winchip_c6,
+	&vpmu_model_winchip2,
+	&vpmu_model_winchip3,
 	&vpmu_model_p6,
 	&vpmu_model_k7,
 	&vpmu_model_k8,
