@@ -13,6 +13,8 @@ extern const struct vpmu_model vpmu_model_winchip3;
 extern const struct vpmu_model vpmu_model_p6;
 extern const struct vpmu_model vpmu_model_k7;
 extern const struct vpmu_model vpmu_model_k8;
+extern const struct vpmu_model vpmu_model_c3;
+extern const struct vpmu_model vpmu_model_generic;
 
 const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_p5,
@@ -26,6 +28,8 @@ const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_p6,
 	&vpmu_model_k7,
 	&vpmu_model_k8,
+	&vpmu_model_c3,
+	&vpmu_model_generic,
 };
 
 const unsigned vpmu_nr_models = sizeof(vpmu_models) / sizeof(vpmu_models[0]);
