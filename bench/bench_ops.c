@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Micro-benchmarks of the hot paths a VMM runs on every trapped access and every
+ * vCPU switch (bench/README.md, docs/performance.md), with the sim backend:
+ *   write        guest WRMSR to event select 0 alternating between two valid values
+ *                that each change the control (vCPU switched in)
+ *   read         guest RDMSR of counter 0 while it counts (vCPU switched in)
+ *   switch-hit   switch-out + switch-in of one vCPU on the same host CPU, a-mode
+ *                control: the per-CPU cache hits
+ *   switch-miss  switch-out of one vCPU + switch-in of another with a different
+ *                control on the same host CPU: the cache misses
+ *   baseline     the measuring loop with an empty operation (its overhead)
+ *
+ * Modes:
+ *   bench_ops [--iters N] [--runs R]         ns/op (median of R runs of N iterations)
+ *                                            and host writes/op, every model and op
+ *   bench_ops --callgrind --model M --op OP [--iters N]
+ *                                            one op, with callgrind collection on only
+ *                                            around the loop (run under valgrind
+ *                                            --tool=callgrind --collect-atstart=no)
+ *   bench_ops --list                         the benchmarked models that are registered
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <valgrind/callgrind.h>
+
+#include "vpmu/backend.h"
+#include "vpmu/vpmu.h"
+
+/* Per model: the event select and counter MSRs used, and two valid a-mode event
+ * select values (enabled, USR|OS, counting different events) so every write in the
+ * "write" loop changes the control. */
+struct bench_model {
+	const char *name;
+	uint32_t evntsel0, perfctr0;
+	uint64_t sel_a, sel_b;
+};
+
+static const struct bench_model bench_models[] = {
+	/* EN | OS | USR; events 0x79 CPU_CLK_UNHALTED and 0xC0 INST_RETIRED */
+	{ "p6", 0x186, 0xC1, 0x430079, 0x4300C0 },
+	/* EN | OS | USR; events 0x76 CPU_CLK_UNHALTED and 0xC0 retired instructions */
+	{ "k7", 0xC0010000, 0xC0010004, 0x430076, 0x4300C0 },
+};
+#define NR_BENCH_MODELS (sizeof(bench_models) / sizeof(bench_models[0]))
+
+struct bench {
+	const struct bench_model *bm;
+	struct vpmu_sim *sim;
+	struct vpmu_host *host;
+	struct vpmu_vm *vm;
+	struct vpmu_vcpu *vcpu[2];
+	unsigned cur;           /* switch-miss: the vCPU switched in now */
+	uint64_t sink;          /* keeps reads from being optimised away */
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench_ops: %s\n", what);
+	exit(2);
+}
+
+static void wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
+{
+	enum vpmu_fault f;
+	if (vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f) || f != VPMU_FAULT_NONE)
+		die("set-up write faulted (model registers changed?)");
+}
+
+/* ---------------------------------------------------------------- operations */
+
+/* noinline and called through a pointer: each op costs the same loop overhead,
+ * which the baseline op measures. */
+typedef void (*op_fn)(struct bench *b, uint64_t i);
+
+__attribute__((noinline)) static void op_baseline(struct bench *b, uint64_t i)
+{
+	b->sink += i & 1;
+}
+
+__attribute__((noinline)) static void op_write(struct bench *b, uint64_t i)
+{
+	enum vpmu_fault f;
+	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, b->bm->evntsel0,
+		       (i & 1) ? b->bm->sel_a : b->bm->sel_b, &f);
+}
+
+__attribute__((noinline)) static void op_read(struct bench *b, uint64_t i)
+{
+	enum vpmu_fault f;
+	uint64_t val;
+	(void)i;
+	vpmu_reg_read(b->vcpu[0], VPMU_SPACE_MSR, b->bm->perfctr0, &val, &f);
+	b->sink += val;
+}
+
+__attribute__((noinline)) static void op_switch_hit(struct bench *b, uint64_t i)
+{
+	(void)i;
+	vpmu_vcpu_switch_out(b->vcpu[0]);
+	vpmu_vcpu_switch_in(b->vcpu[0], 0);
+}
+
+__attribute__((noinline)) static void op_switch_miss(struct bench *b, uint64_t i)
+{
+	(void)i;
+	vpmu_vcpu_switch_out(b->vcpu[b->cur]);
+	b->cur ^= 1;
+	vpmu_vcpu_switch_in(b->vcpu[b->cur], 0);
+}
+
+struct op {
+	const char *name;
+	op_fn fn;
+};
+
+static const struct op ops[] = {
+	{ "baseline", op_baseline },
+	{ "write", op_write },
+	{ "read", op_read },
+	{ "switch-hit", op_switch_hit },
+	{ "switch-miss", op_switch_miss },
+};
+#define NR_OPS (sizeof(ops) / sizeof(ops[0]))
+
+/* ---------------------------------------------------------------- set-up */
+
+static void bench_setup(struct bench *b, const struct bench_model *bm)
+{
+	struct vpmu_backend be;
+	memset(b, 0, sizeof(*b));
+	b->bm = bm;
+	if (vpmu_sim_create(2, &b->sim))
+		die("sim create");
+	vpmu_sim_backend(b->sim, &be);
+	if (vpmu_host_create(&be, 2, &b->host))
+		die("host create");
+	vpmu_sim_attach(b->sim, b->host);
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	cfg.model = bm->name;
+	if (vpmu_vm_create(b->host, &cfg, &b->vm))
+		die("vm create");
+	for (unsigned k = 0; k < 2; k++) {
+		if (vpmu_vcpu_create(b->vm, k, &b->vcpu[k]))
+			die("vcpu create");
+		if (vpmu_vcpu_switch_in(b->vcpu[k], 0))
+			die("switch in");
+		wr(b->vcpu[k], bm->evntsel0, k ? bm->sel_b : bm->sel_a);
+		vpmu_vcpu_switch_out(b->vcpu[k]);
+	}
+	if (vpmu_vcpu_control_id(b->vcpu[0]) == vpmu_vcpu_control_id(b->vcpu[1]))
+		die("the two event select values give the same control");
+	/* Every op starts with vCPU 0 running on host CPU 0. */
+	if (vpmu_vcpu_switch_in(b->vcpu[0], 0))
+		die("switch in");
+	/* Something to read: the counter advances. */
+	vpmu_sim_tick(b->sim, 0, VPMU_EV_CYCLES, 12345, VPMU_MODE_USER);
+}
+
+static void bench_teardown(struct bench *b)
+{
+	vpmu_vm_destroy(b->vm);
+	vpmu_host_destroy(b->host);
+	vpmu_sim_destroy(b->sim);
+}
+
+static const struct bench_model *find_bench_model(const char *name)
+{
+	for (unsigned i = 0; i < NR_BENCH_MODELS; i++)
+		if (strcmp(bench_models[i].name, name) == 0)
+			return &bench_models[i];
+	return NULL;
+}
+
+static const struct op *find_op(const char *name)
+{
+	for (unsigned i = 0; i < NR_OPS; i++)
+		if (strcmp(ops[i].name, name) == 0)
+			return &ops[i];
+	return NULL;
+}
+
+static uint64_t total_cache_hits(struct bench *b)
+{
+	struct vpmu_totals t;
+	vpmu_vm_totals(b->vm, &t);
+	return t.cache_hits;
+}
+
+/* Host writes per op, and a sanity check that each op did what it claims. */
+struct op_effect {
+	double ctrl_writes, ctr_writes;
+	uint64_t hits;
+};
+
+static void run_loop(struct bench *b, const struct op *op, uint64_t iters)
+{
+	op_fn fn = op->fn;
+	for (uint64_t i = 0; i < iters; i++)
+		fn(b, i);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int verify_effect(const struct bench_model *bm, const struct op *op, struct bench *b,
+			 uint64_t iters, uint64_t hits_before)
+{
+	uint64_t hits = total_cache_hits(b) - hits_before;
+	if (strcmp(op->name, "switch-hit") == 0 && hits != iters) {
+		fprintf(stderr, "bench_ops: %s switch-hit: %" PRIu64 " cache hits in %" PRIu64
+			" switch-ins\n", bm->name, hits, iters);
+		return 1;
+	}
+	if (strcmp(op->name, "switch-miss") == 0 && hits != 0) {
+		fprintf(stderr, "bench_ops: %s switch-miss: %" PRIu64 " cache hits\n", bm->name, hits);
+		return 1;
+	}
+	return 0;
+}
+
+/* One op under callgrind: collection is toggled on only around the loop. */
+static int run_callgrind(const struct bench_model *bm, const struct op *op, uint64_t iters)
+{
+	struct bench b;
+	bench_setup(&b, bm);
+	uint64_t c0 = vpmu_sim_ctrl_writes(b.sim), n0 = vpmu_sim_ctr_writes(b.sim);
+	uint64_t h0 = total_cache_hits(&b);
+	CALLGRIND_TOGGLE_COLLECT;
+	run_loop(&b, op, iters);
+	CALLGRIND_TOGGLE_COLLECT;
+	printf("%s %s iters=%" PRIu64 " ctrl_writes/op=%.3f ctr_writes/op=%.3f\n", bm->name,
+	       op->name, iters, (double)(vpmu_sim_ctrl_writes(b.sim) - c0) / (double)iters,
+	       (double)(vpmu_sim_ctr_writes(b.sim) - n0) / (double)iters);
+	int rc = verify_effect(bm, op, &b, iters, h0);
+	bench_teardown(&b);
+	return rc;
+}
+
+static int run_timing(const struct bench_model *bm, const struct op *op, uint64_t iters,
+		      unsigned runs)
+{
+	struct bench b;
+	double *ns = calloc(runs, sizeof(*ns));
+	if (!ns)
+		die("out of memory");
+	bench_setup(&b, bm);
+	run_loop(&b, op, iters / 10 + 1);               /* warm caches and branch predictors */
+	uint64_t c0 = vpmu_sim_ctrl_writes(b.sim), n0 = vpmu_sim_ctr_writes(b.sim);
+	uint64_t h0 = total_cache_hits(&b);
+	for (unsigned r = 0; r < runs; r++) {
+		double t0 = now_ns();
+		run_loop(&b, op, iters);
+		ns[r] = (now_ns() - t0) / (double)iters;
+	}
+	uint64_t total = iters * runs;
+	double ctrl = (double)(vpmu_sim_ctrl_writes(b.sim) - c0) / (double)total;
+	double ctr = (double)(vpmu_sim_ctr_writes(b.sim) - n0) / (double)total;
+	int rc = verify_effect(bm, op, &b, total, h0);
+	qsort(ns, runs, sizeof(*ns), cmp_double);
+	printf("%-6s %-12s %9.1f %9.1f %9.1f %12.3f %12.3f\n", bm->name, op->name,
+	       ns[runs / 2], ns[0], ns[runs - 1], ctrl, ctr);
+	bench_teardown(&b);
+	free(ns);
+	return rc;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_ops [--iters N] [--runs R] [--model M] [--op OP]\n"
+			"       bench_ops --callgrind --model M --op OP [--iters N]\n"
+			"       bench_ops --list\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t iters = 0;
+	unsigned runs = 7;
+	int callgrind = 0, list = 0;
+	const char *model = NULL, *opname = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--callgrind"))
+			callgrind = 1;
+		else if (!strcmp(argv[i], "--list"))
+			list = 1;
+		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+			iters = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+			runs = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--model") && i + 1 < argc)
+			model = argv[++i];
+		else if (!strcmp(argv[i], "--op") && i + 1 < argc)
+			opname = argv[++i];
+		else
+			usage();
+	}
+	if (runs == 0)
+		usage();
+	if (model && !find_bench_model(model))
+		usage();
+	if (opname && !find_op(opname))
+		usage();
+	if (callgrind && (!model || !opname))
+		usage();
+
+	int rc = 0;
+	unsigned measured = 0;
+	if (!list && !callgrind)
+		printf("%-6s %-12s %9s %9s %9s %12s %12s\n", "model", "op", "ns/op", "min", "max",
+		       "ctrl-wr/op", "ctr-wr/op");
+	for (unsigned m = 0; m < NR_BENCH_MODELS; m++) {
+		const struct bench_model *bm = &bench_models[m];
+		if (model && strcmp(model, bm->name) != 0)
+			continue;
+		/* Models are being added by other work; measure what is registered. */
+		if (!vpmu_model_description(bm->name)) {
+			printf("# %s is not registered in this libvpmu: not measured\n", bm->name);
+			continue;
+		}
+		measured++;
+		if (list) {
+			printf("%s\n", bm->name);
+			continue;
+		}
+		for (unsigned k = 0; k < NR_OPS; k++) {
+			if (opname && strcmp(opname, ops[k].name) != 0)
+				continue;
+			if (callgrind)
+				rc |= run_callgrind(bm, &ops[k], iters ? iters : 100000);
+			else
+				rc |= run_timing(bm, &ops[k], iters ? iters : 1000000, runs);
+		}
+	}
+	if (!measured && !list)
+		rc = 1;
+	return rc;
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# Instructions per operation under callgrind (bench/README.md).
+#   bench/callgrind.sh BENCH_OPS [ITERS] [OUTDIR]
+# For every registered benchmark model and op, runs bench_ops under
+# valgrind --tool=callgrind --collect-atstart=no: bench_ops toggles collection on
+# only around its loop of ITERS iterations, so set-up and tear-down are excluded.
+# Columns (instructions, Ir, per op):
+#   loop  everything collected / ITERS: includes the loop and the op wrapper
+#         (the "baseline" row is the loop alone);
+#   lib   the API calls alone: inclusive Ir of the vpmu_* entry points the op calls
+#         (vpmu_reg_write, vpmu_reg_read, vpmu_vcpu_switch_out + _switch_in), sim
+#         backend calls included.  The targets apply to this column.
+# Exit status: 1 if a run fails or a cache hit writes host registers; a missed
+# instruction target is reported (MISSED) but does not fail.
+set -eu
+BIN=${1:?usage: bench/callgrind.sh BENCH_OPS [ITERS] [OUTDIR]}
+ITERS=${2:-100000}
+OUT=${3:-build/bench}
+command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not found: run scripts/install-deps" >&2; exit 1; }
+mkdir -p "$OUT"
+
+# The issue's instruction budget per op, or "-" for none.
+target() {
+	case $1 in
+	write) echo 300 ;;
+	read) echo 80 ;;
+	switch-hit) echo 150 ;;
+	*) echo - ;;
+	esac
+}
+
+# The API entry points an op calls (their inclusive cost is the library's).
+api_funcs() {
+	case $1 in
+	write) echo vpmu_reg_write ;;
+	read) echo vpmu_reg_read ;;
+	switch-*) echo "vpmu_vcpu_switch_out vpmu_vcpu_switch_in" ;;
+	*) echo ;;
+	esac
+}
+
+# Instructions (Ir) collected in one run: the "totals:" (or "summary:") line.
+ir_of() {
+	sed -n 's/^totals: *\([0-9]*\).*/\1/p; s/^summary: *\([0-9]*\).*/\1/p' "$1" | head -n 1
+}
+
+# Inclusive Ir of function $2 in profile $1 (0 if it was not called).
+incl_of() {
+	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+		grep -E " [^ ]*:$2 \\[" | head -n 1 | awk '{ gsub(",", "", $1); print $1 + 0 }'
+}
+
+"$BIN" --list | grep '^#' || true
+status=0
+printf '%-6s %-12s %9s %9s %7s %11s %10s %s\n' model op "loop Ir" "lib Ir" target "ctrl-wr/op" "ctr-wr/op" verdict
+for model in $("$BIN" --list | grep -v '^#'); do
+	for op in baseline write read switch-hit switch-miss; do
+		f="$OUT/callgrind.out.$model.$op"
+		line=$(valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$f" \
+			"$BIN" --callgrind --model "$model" --op "$op" --iters "$ITERS" 2>"$f.log") || {
+			echo "callgrind.sh: $model $op failed:" >&2; cat "$f.log" >&2; exit 1; }
+		ctrl=$(echo "$line" | sed -n 's/.*ctrl_writes\/op=\([0-9.]*\).*/\1/p')
+		ctr=$(echo "$line" | sed -n 's/.*ctr_writes\/op=\([0-9.]*\).*/\1/p')
+		loop=$(awk -v i="$(ir_of "$f")" -v n="$ITERS" 'BEGIN { printf "%.1f", i / n }')
+		lib=0
+		for fn in $(api_funcs "$op"); do
+			lib=$((lib + $(incl_of "$f" "$fn")))
+		done
+		lib=$(awk -v i="$lib" -v n="$ITERS" 'BEGIN { printf "%.1f", i / n }')
+		t=$(target "$op")
+		verdict=
+		if [ "$t" != - ]; then
+			if awk -v n="$lib" -v t="$t" 'BEGIN { exit !(n <= t) }'; then verdict=ok; else verdict=MISSED; fi
+		fi
+		if [ "$op" = switch-hit ] && { [ "$ctrl" != 0.000 ] || [ "$ctr" != 0.000 ]; }; then
+			verdict="$verdict HOST-WRITES-ON-CACHE-HIT"; status=1
+		fi
+		printf '%-6s %-12s %9s %9s %7s %11s %10s %s\n' "$model" "$op" "$loop" "$lib" "$t" "$ctrl" "$ctr" "$verdict"
+	done
+done
+echo "# Ir/op over $ITERS iterations; hot spots: callgrind_annotate --inclusive=yes $OUT/callgrind.out.MODEL.OP"
+exit $status
