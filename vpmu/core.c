@@ -338,8 +338,10 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->index = index;
 	v->cpu = -1;
 	const struct vpmu_model *m = vm->model;
-	for (unsigned i = 0; m->misc_reset && i < VPMU_MAX_MISC; i++)
-		v->regs.misc[i] = m->misc_reset[i];
+	/* misc_reset holds one value per MISC register index the model declares. */
+	for (unsigned i = 0; m->misc_reset && i < m->nr_regs; i++)
+		if (m->regs[i].kind == VPMU_REG_MISC)
+			v->regs.misc[m->regs[i].index] = m->misc_reset[m->regs[i].index];
 	struct vpmu_ctl ctl;
 	memset(&ctl, 0, sizeof(ctl));
 	m->derive(&vm->opts, &v->regs, &ctl);

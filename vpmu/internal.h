@@ -106,7 +106,7 @@ struct vpmu_model {
 	bool ovf_on_msb;            /* overflow is the MSB becoming 1 (PPC), not a wrap (x86) */
 	const struct vpmu_reg *regs;
 	unsigned nr_regs;
-	const uint64_t *misc_reset; /* reset values of MISC registers (may be NULL) */
+	const uint64_t *misc_reset; /* by MISC index, one per MISC register (NULL: all 0) */
 	const struct vpmu_rule *rules;
 	unsigned nr_rules;
 	const struct vpmu_event_desc *events;  /* for decode and `vpmu-events` (may be NULL) */
