@@ -195,13 +195,19 @@ int vpmu_model_event_lookup(const struct vpmu_model *m, uint64_t evntsel)
 unsigned vpmu_model_ctr_width(const struct vpmu_model *m) { return m->ctr_width; }
 unsigned vpmu_model_nr_ctrs(const struct vpmu_model *m) { return m->nr_ctrs; }
 
-static const struct vpmu_reg *model_reg(const struct vpmu_model *m, enum vpmu_regspace space,
-					uint32_t addr)
+const struct vpmu_reg *vpmu_model_reg_find(const struct vpmu_model *m, enum vpmu_regspace space,
+					  uint32_t addr)
 {
 	/* Tables are short (at most ~90 entries on P4) and sorted by (space, addr).
 	 * Every guest access starts here: (space, addr) compared as one 64-bit key
 	 * orders the same way and costs one compare per step (docs/performance.md). */
 	uint64_t key = (uint64_t)space << 32 | addr;
+	if (m->nr_regs <= 8) {
+		for (unsigned i = 0; i < m->nr_regs; i++)
+			if (m->regs[i].addr == addr && m->regs[i].space == space)
+				return &m->regs[i];
+		return NULL;
+	}
 	unsigned lo = 0, hi = m->nr_regs;
 	while (lo < hi) {
 		unsigned mid = (lo + hi) / 2;
@@ -254,6 +260,13 @@ int vpmu_vm_create(struct vpmu_host *host, const struct vpmu_vm_config *cfg,
 	vm->opts.ht = cfg->ht != 0;
 	vm->opts.strict = (cfg->flags & VPMU_VM_STRICT) != 0;
 	vm->uid = __atomic_fetch_add(&next_vm_uid, 1, __ATOMIC_RELAXED);
+	/* Models own at most ~90 registers (P4): the table stays under half full. */
+	for (unsigned i = 0; i < m->nr_regs && i < VPMU_REG_HASH_SIZE / 2; i++) {
+		unsigned h = vpmu_reg_hash(m->regs[i].addr);
+		while (vm->reg_hash[h])
+			h = (h + 1) % VPMU_REG_HASH_SIZE;
+		vm->reg_hash[h] = (uint8_t)(i + 1);
+	}
 	*out = vm;
 	return 0;
 }
@@ -275,7 +288,7 @@ void vpmu_vm_destroy(struct vpmu_vm *vm)
 
 bool vpmu_vm_owns_reg(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t reg)
 {
-	return vm && model_reg(vm->model, space, reg) != NULL;
+	return vm && vpmu_model_reg_find(vm->model, space, reg) != NULL;
 }
 
 unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t *regs,
@@ -301,28 +314,10 @@ uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl)
 	/* Content-addressed (decision 3): equal controls of one VM share an id, the
 	 * VM's uid as seed keeps two VMs apart.  0 and all-ones are reserved for the
 	 * cache's "cleared" and "unknown" states (facts 1d). */
-	size_t len = offsetof(struct vpmu_ctl, ctr) + vpmu_ctl_n(ctl) * sizeof(ctl->ctr[0]);
-	uint64_t id = XXH3_64bits_withSeed(ctl, len, vm->uid);
+	uint64_t id = XXH3_64bits_withSeed(ctl, vpmu_ctl_len(vpmu_ctl_n(ctl)), vm->uid);
 	if (id == 0 || id == ~0ull)
 		id = 0x9e3779b97f4a7c15ull ^ vm->uid;
 	return id;
-}
-
-static void vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
-{
-	const struct vpmu_model *m = v->vm->model;
-	v->ctl = *ctl;
-	v->id = vpmu_ctl_id(v->vm, ctl);
-	memset(v->vidx, -1, sizeof(v->vidx));
-	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++) {
-		unsigned pmc = ctl->ctr[i].pmc;
-		v->vidx[pmc] = (int8_t)i;
-		v->pmc[i].sum = 0;
-		v->pmc[i].start = 0;
-		v->event[i] = (int8_t)vpmu_model_decode_ctr(m, v->regs.ctrl, pmc, NULL, NULL);
-	}
-	/* Counter registers of i-mode counters must be (re)loaded at the next resume. */
-	v->isuspend_cpu = -1;
 }
 
 int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
@@ -334,10 +329,16 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	struct vpmu_vcpu *v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	const struct vpmu_model *m = vm->model;
 	v->vm = vm;
+	v->host = vm->host;
+	v->model = m;
+	v->bops = vm->host->backend.ops;
+	v->bctx = vm->host->backend.ctx;
+	v->width_mask = vpmu_width_mask(m->ctr_width);
 	v->index = index;
 	v->cpu = -1;
-	const struct vpmu_model *m = vm->model;
+	memset(v->vidx, -1, sizeof(v->vidx));  /* no counter is in the (empty) control */
 	/* misc_reset holds one value per MISC register index the model declares. */
 	for (unsigned i = 0; m->misc_reset && i < m->nr_regs; i++)
 		if (m->regs[i].kind == VPMU_REG_MISC)
@@ -345,7 +346,7 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	struct vpmu_ctl ctl;
 	memset(&ctl, 0, sizeof(ctl));
 	m->derive(&vm->opts, &v->regs, &ctl);
-	vcpu_set_control(v, &ctl);
+	vpmu_vcpu_set_control(v, &ctl);
 	vm->vcpu[index] = v;
 	if (out)
 		*out = v;
@@ -366,7 +367,12 @@ bool vpmu_vcpu_running(const struct vpmu_vcpu *v, unsigned *host_cpu)
 	return true;
 }
 
-uint64_t vpmu_vcpu_control_id(const struct vpmu_vcpu *v) { return v ? v->id : 0; }
+uint64_t vpmu_vcpu_control_id(const struct vpmu_vcpu *v)
+{
+	if (!v)
+		return 0;
+	return v->id_valid ? v->id : vpmu_ctl_id(v->vm, &v->ctl);
+}
 
 bool vpmu_vcpu_pmi_pending(const struct vpmu_vcpu *v, uint64_t *ovf_mask)
 {
@@ -385,142 +391,6 @@ uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *v)
 	v->ovf_mask = 0;
 	v->pmi_pending = false;
 	return m;
-}
-
-/* ---------------------------------------------------------------- control writes */
-
-/* The derived control with i-mode start values: a counter that stays in i-mode
- * keeps its ireset; one that becomes i-mode starts from the value it holds now. */
-static void derive_control(struct vpmu_vcpu *v, struct vpmu_ctl *ctl)
-{
-	const struct vpmu_model *m = v->vm->model;
-	memset(ctl, 0, sizeof(*ctl));
-	m->derive(&v->vm->opts, &v->regs, ctl);
-	for (unsigned i = ctl->nractrs; i < vpmu_ctl_n(ctl); i++) {
-		unsigned pmc = ctl->ctr[i].pmc;
-		int old = v->vidx[pmc];
-		if (old >= (int)v->ctl.nractrs)
-			ctl->ctr[i].ireset = v->ctl.ctr[old].ireset;
-		else
-			ctl->ctr[i].ireset = vpmu_ctr_value(v, pmc);
-	}
-}
-
-/* Install a new control; a running vCPU is suspended and resumed around it, as
- * perfctr's vperfctr control update does. */
-static void apply_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
-{
-	bool running = v->cpu >= 0;
-	if (running)
-		vpmu_state_suspend(v);
-	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++) {
-		unsigned pmc = v->ctl.ctr[i].pmc;
-		v->base[pmc] = (v->base[pmc] + v->pmc[i].sum) & vpmu_width_mask(v->vm->model->ctr_width);
-	}
-	vcpu_set_control(v, ctl);
-	if (running)
-		vpmu_state_resume(v);
-}
-
-static void record_violations(struct vpmu_vcpu *v, uint32_t viol)
-{
-	while (viol) {
-		unsigned bit = (unsigned)__builtin_ctz(viol);
-		v->totals.violations[bit]++;
-		viol &= viol - 1;
-	}
-}
-
-static enum vpmu_fault write_ctrl_reg(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
-{
-	const struct vpmu_model *m = v->vm->model;
-	const struct vpmu_cpu_opts *o = &v->vm->opts;
-	uint64_t old = v->regs.ctrl[slot], stored;
-	enum vpmu_fault f = m->ctrl_write(o, slot, val, old, &stored);
-	if (f != VPMU_FAULT_NONE)
-		return f;
-	uint32_t viol = m->check_write ? m->check_write(o, slot, val) : 0;
-	v->regs.ctrl[slot] = stored;
-	struct vpmu_ctl ctl;
-	derive_control(v, &ctl);
-	if (vpmu_ctl_n(&ctl) && m->check_control)
-		viol |= m->check_control(o, &v->regs, &ctl);
-	if (viol && o->strict) {
-		v->regs.ctrl[slot] = old;
-		return VPMU_FAULT_STRICT;
-	}
-	record_violations(v, viol);
-	size_t len = offsetof(struct vpmu_ctl, ctr) + vpmu_ctl_n(&ctl) * sizeof(ctl.ctr[0]);
-	if (vpmu_ctl_n(&ctl) != vpmu_ctl_n(&v->ctl) || memcmp(&ctl, &v->ctl, len) != 0)
-		apply_control(v, &ctl);
-	return VPMU_FAULT_NONE;
-}
-
-static void count_fault(struct vpmu_vcpu *v, enum vpmu_fault f)
-{
-	if (f == VPMU_FAULT_STRICT)
-		v->totals.strict_refusals++;
-	else if (f != VPMU_FAULT_NONE)
-		v->totals.faults++;
-}
-
-int vpmu_reg_write(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
-		   uint64_t val, enum vpmu_fault *fault)
-{
-	if (!v || !fault)
-		return -EINVAL;
-	const struct vpmu_model *m = v->vm->model;
-	const struct vpmu_reg *r = model_reg(m, space, addr);
-	enum vpmu_fault f = VPMU_FAULT_NO_REG;
-	v->totals.writes++;
-	if (r) {
-		switch (r->kind) {
-		case VPMU_REG_CTRL:
-			f = write_ctrl_reg(v, r->index, val);
-			break;
-		case VPMU_REG_CTR: {
-			uint64_t stored;
-			f = m->ctr_write(&v->vm->opts, r->index, val, &stored);
-			if (f == VPMU_FAULT_NONE)
-				vpmu_ctr_set(v, r->index, stored);
-			break;
-		}
-		case VPMU_REG_MISC:
-			/* Model-specific registers kept as values are read-only here. */
-			f = val == v->regs.misc[r->index] ? VPMU_FAULT_NONE : VPMU_FAULT_READ_ONLY;
-			break;
-		}
-	}
-	count_fault(v, f);
-	*fault = f;
-	return 0;
-}
-
-int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
-		  uint64_t *val, enum vpmu_fault *fault)
-{
-	if (!v || !fault || !val)
-		return -EINVAL;
-	const struct vpmu_reg *r = model_reg(v->vm->model, space, addr);
-	v->totals.reads++;
-	*fault = VPMU_FAULT_NONE;
-	if (!r) {
-		*fault = VPMU_FAULT_NO_REG;
-		v->totals.faults++;
-		return 0;
-	}
-	switch (r->kind) {
-	case VPMU_REG_CTRL:
-		*val = v->regs.ctrl[r->index];
-		break;
-	case VPMU_REG_CTR:
-		*val = vpmu_ctr_value(v, r->index);
-		break;
-	default:
-		*val = v->regs.misc[r->index];
-		break;
-	}
-	return 0;
 }
 
 /* ---------------------------------------------------------------- names */

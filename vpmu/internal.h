@@ -7,6 +7,7 @@
 #define VPMU_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vpmu/backend.h"
@@ -14,6 +15,7 @@
 
 #define VPMU_MAX_CTRL_SLOTS 72   /* P4: 18 CCCRs + 45 ESCRs + PEBS pair, with room */
 #define VPMU_MAX_MISC 8
+#define VPMU_REG_HASH_SIZE 256  /* > 2x the largest model's register count (P4) */
 
 /* What a model register is, for the core's routing. */
 enum vpmu_reg_kind {
@@ -134,6 +136,10 @@ struct vpmu_model {
 	unsigned (*ctrl_images)(const struct vpmu_ctl *ctl, struct vpmu_ctrl_image *out);
 	/* What counter pmc counts under control images ctrl (see backend.h). */
 	int (*decode_ctr)(const uint64_t *ctrl, unsigned pmc, unsigned *priv, bool *interrupt);
+	/* Optional: the generic event a counter of a derived control counts, from its
+	 * control entry alone (the accounting's fast path; without it the core decodes
+	 * the registers before they change). */
+	int (*ctl_event)(const struct vpmu_ctl_ctr *e);
 };
 
 /* The registered models (models.c). */
@@ -161,6 +167,9 @@ struct vpmu_vm {
 	const struct vpmu_model *model;
 	struct vpmu_cpu_opts opts;
 	uint64_t uid;                        /* unique per VM; seeds the content id */
+	/* The model's registers by a hash of their number (index + 1; 0 = empty):
+	 * every guest access looks its register up here (docs/performance.md). */
+	uint8_t reg_hash[VPMU_REG_HASH_SIZE];
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 };
 
@@ -172,6 +181,15 @@ struct vpmu_pmc_state {
 
 struct vpmu_vcpu {
 	struct vpmu_vm *vm;
+	struct vpmu_host *host;
+	/* Copies of what every access and switch needs, one load away (the hot paths
+	 * of docs/performance.md): */
+	const struct vpmu_model *model;
+	const struct vpmu_backend_ops *bops;
+	void *bctx;
+	struct vpmu_cpu_cache *cache;        /* this host CPU's cache while switched in */
+	uint64_t width_mask;
+	bool id_valid;                       /* id is computed lazily (only caching needs it) */
 	unsigned index;
 	struct vpmu_regfile regs;
 	uint64_t base[VPMU_MAX_CTRS];        /* guest value when it joined ctl / last write */
@@ -189,11 +207,94 @@ struct vpmu_vcpu {
 
 /* core.c */
 uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl);
+const struct vpmu_reg *vpmu_model_reg_find(const struct vpmu_model *m, enum vpmu_regspace space,
+					  uint32_t addr);
+/* Fibonacci hashing of the register number into VPMU_REG_HASH_SIZE (2^8) slots. */
+static inline unsigned vpmu_reg_hash(uint32_t addr)
+{
+	return (addr * 0x9E3779B1u) >> 24;
+}
+/* The VM's register `addr`, or NULL: the hashed lookup of the access path.  A
+ * model's registers all live in its ISA's space (regspace). */
+static inline const struct vpmu_reg *vpmu_vm_reg(const struct vpmu_vm *vm,
+						 enum vpmu_regspace space, uint32_t addr)
+{
+	if (space != vm->model->regspace)
+		return NULL;
+	for (unsigned h = vpmu_reg_hash(addr);; h = (h + 1) % VPMU_REG_HASH_SIZE) {
+		unsigned e = vm->reg_hash[h];
+		if (!e)
+			return NULL;
+		if (vm->model->regs[e - 1].addr == addr)
+			return &vm->model->regs[e - 1];
+	}
+}
+/* access.c */
+void vpmu_vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
+/* The content id of the vCPU's control, computed on first use after a change. */
+static inline uint64_t vpmu_vcpu_id(struct vpmu_vcpu *v)
+{
+	if (!v->id_valid) {
+		v->id = vpmu_ctl_id(v->vm, &v->ctl);
+		v->id_valid = true;
+	}
+	return v->id;
+}
+/* ---- the host side of a switched-in vCPU (v->cpu >= 0) ---- */
+static inline uint32_t vpmu_host_read32(const struct vpmu_vcpu *v, unsigned pmc)
+{
+	return (uint32_t)v->bops->read_ctr(v->bctx, (unsigned)v->cpu, v->model, pmc);
+}
+
+static inline void vpmu_host_write_ctrl(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
+{
+	v->bops->write_ctrl(v->bctx, (unsigned)v->cpu, v->model, slot, val);
+	v->cache->ctrl[slot] = val;
+}
+
+static inline void vpmu_host_write_ctr(struct vpmu_vcpu *v, unsigned pmc, uint64_t val)
+{
+	v->bops->write_ctr(v->bctx, (unsigned)v->cpu, v->model, pmc, val);
+}
+
+#define VPMU_EVENT_UNRESOLVED ((int8_t)-2)
+
+/* The generic event counter i of the control counts (accounting).  Models with
+ * ctl_event decode it from the control entry; for the others access.c resolves
+ * it from the registers before any of them changes. */
+static inline int vpmu_counter_event(const struct vpmu_vcpu *v, unsigned i)
+{
+	if (v->event[i] != VPMU_EVENT_UNRESOLVED)
+		return v->event[i];
+	if (v->model->ctl_event)
+		return v->model->ctl_event(&v->ctl.ctr[i]);
+	unsigned priv;
+	bool irq;
+	return v->model->decode_ctr(v->regs.ctrl, v->ctl.ctr[i].pmc, &priv, &irq);
+}
+
+/* What the guest reads from counter pmc now. */
+static inline uint64_t vpmu_ctr_value(const struct vpmu_vcpu *v, unsigned pmc)
+{
+	int i = v->vidx[pmc];
+	if (i < 0)
+		return v->base[pmc];
+	uint64_t delta = v->pmc[i].sum;
+	if (v->cpu >= 0)
+		delta += (uint32_t)(vpmu_host_read32(v, pmc) - v->pmc[i].start);
+	return (v->base[pmc] + delta) & v->width_mask;
+}
+
+static inline size_t vpmu_ctl_len(unsigned n)
+{
+	return offsetof(struct vpmu_ctl, ctr) + n * sizeof(struct vpmu_ctl_ctr);
+}
 /* switch.c: perfctr suspend/resume against the per-CPU cache. */
 void vpmu_state_suspend(struct vpmu_vcpu *v);
 void vpmu_state_resume(struct vpmu_vcpu *v);
-void vpmu_state_sample(struct vpmu_vcpu *v);
-uint64_t vpmu_ctr_value(struct vpmu_vcpu *v, unsigned pmc);
+void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
+bool vpmu_state_can_reprogram(const struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
+void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i);
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
 
 static inline uint64_t vpmu_width_mask(unsigned width)

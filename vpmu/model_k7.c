@@ -18,6 +18,16 @@ static int k7_decode_ctr(const uint64_t *ctrl, unsigned pmc, unsigned *priv, boo
 			      priv, interrupt);
 }
 
+/* A counter in a derived control decodes from its own EVNTSEL alone. */
+static int k7_ctl_event(const struct vpmu_ctl_ctr *e)
+{
+	uint64_t img[K7_NR_CTRS] = { 0 };
+	unsigned priv;
+	bool irq;
+	img[e->pmc % K7_NR_CTRS] = e->evntsel;
+	return k7_decode_ctr(img, e->pmc % K7_NR_CTRS, &priv, &irq);
+}
+
 const struct vpmu_model vpmu_model_k7 = {
 	.name = "k7",
 	.description = "AMD K7 (Athlon): 4 x 48-bit counters, per-counter enable, PMI through the LVTPC",
@@ -38,4 +48,5 @@ const struct vpmu_model vpmu_model_k7 = {
 	.check_control = k7_check_control,
 	.ctrl_images = k7_ctrl_images,
 	.decode_ctr = k7_decode_ctr,
+	.ctl_event = k7_ctl_event,
 };

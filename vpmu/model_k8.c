@@ -52,6 +52,16 @@ static int k8_decode_ctr(const uint64_t *ctrl, unsigned pmc, unsigned *priv, boo
 			      priv, interrupt);
 }
 
+/* A counter in a derived control decodes from its own EVNTSEL alone. */
+static int k8_ctl_event(const struct vpmu_ctl_ctr *e)
+{
+	uint64_t img[K7_NR_CTRS] = { 0 };
+	unsigned priv;
+	bool irq;
+	img[e->pmc % K7_NR_CTRS] = e->evntsel;
+	return k8_decode_ctr(img, e->pmc % K7_NR_CTRS, &priv, &irq);
+}
+
 const struct vpmu_model vpmu_model_k8 = {
 	.name = "k8",
 	.description = "AMD K8 (Athlon 64/Opteron): 4 x 48-bit counters, per-counter enable, "
@@ -72,4 +82,5 @@ const struct vpmu_model vpmu_model_k8 = {
 	.check_control = k8_check_control,
 	.ctrl_images = k7_ctrl_images,
 	.decode_ctr = k8_decode_ctr,
+	.ctl_event = k8_ctl_event,
 };

@@ -167,6 +167,14 @@ static int p6_decode_ctr(const uint64_t *ctrl, unsigned pmc, unsigned *priv, boo
 	return vpmu_model_event_lookup(&vpmu_model_p6, ev);
 }
 
+/* A counter in a derived control is enabled (EVNTSEL0.EN): its event is its own. */
+static int p6_ctl_event(const struct vpmu_ctl_ctr *e)
+{
+	if (e->evntsel & (P6_CMASK | P6_INV))
+		return VPMU_EV_NONE;
+	return vpmu_model_event_lookup(&vpmu_model_p6, e->evntsel);
+}
+
 const struct vpmu_model vpmu_model_p6 = {
 	.name = "p6",
 	.description = "Intel P6 family (Pentium Pro/II/III): 2 x 40-bit counters, EVNTSEL0.EN global enable",
@@ -185,4 +193,5 @@ const struct vpmu_model vpmu_model_p6 = {
 	.check_control = p6_check_control,
 	.ctrl_images = p6_ctrl_images,
 	.decode_ctr = p6_decode_ctr,
+	.ctl_event = p6_ctl_event,
 };

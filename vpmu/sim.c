@@ -59,10 +59,12 @@ static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, u
 
 static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc)
 {
-	struct vpmu_sim *s = ctx;
+	const struct vpmu_sim *s = ctx;
 	if (cpu >= s->nr_cpus || pmc >= VPMU_MAX_CTRS)
 		return 0;
-	return sim_cpu(s, cpu, m)->ctr[pmc];
+	/* A reading changes nothing: another model's registers read as reset. */
+	const struct sim_cpu *c = &s->cpu[cpu];
+	return c->model == m ? c->ctr[pmc] : 0;
 }
 
 static const struct vpmu_backend_ops sim_ops = {

@@ -8,95 +8,81 @@
  *     base[pmc] + pmc[i].sum (+ the live difference while switched in)
  * masked to the model's width.  Differences are taken on the low 32 bits of host
  * reads only (facts 1e), so a-mode counters never need a host counter write.
+ * The accounting totals take a counter's sum when it is folded into base (the
+ * control changes, or the guest writes the counter): the switch path only adds.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "internal.h"
-#include "vpmu/perfctr.h"
 
-static inline struct vpmu_cpu_cache *vcpu_cache(const struct vpmu_vcpu *v)
+/* Move counter i's sum into its base and the accounting. */
+void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i)
 {
-	return &v->vm->host->cpu[v->cpu];
-}
-
-static inline uint32_t host_read32(const struct vpmu_vcpu *v, unsigned pmc)
-{
-	const struct vpmu_backend *b = &v->vm->host->backend;
-	return (uint32_t)b->ops->read_ctr(b->ctx, (unsigned)v->cpu, v->vm->model, pmc);
-}
-
-static inline void host_write_ctrl(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
-{
-	const struct vpmu_backend *b = &v->vm->host->backend;
-	b->ops->write_ctrl(b->ctx, (unsigned)v->cpu, v->vm->model, slot, val);
-	vcpu_cache(v)->ctrl[slot] = val;
-}
-
-static inline void host_write_ctr(struct vpmu_vcpu *v, unsigned pmc, uint64_t val)
-{
-	const struct vpmu_backend *b = &v->vm->host->backend;
-	b->ops->write_ctr(b->ctx, (unsigned)v->cpu, v->vm->model, pmc, val);
-}
-
-static inline void account(struct vpmu_vcpu *v, unsigned i, uint32_t delta)
-{
-	v->pmc[i].sum += delta;
-	v->totals.pmc[v->ctl.ctr[i].pmc] += delta;
-	if (v->event[i] >= 0)
-		v->totals.events[v->event[i]] += delta;
+	unsigned pmc = v->ctl.ctr[i].pmc;
+	uint64_t sum = v->pmc[i].sum;
+	int ev = vpmu_counter_event(v, i);
+	v->totals.pmc[pmc] += sum;
+	if (ev >= 0)
+		v->totals.events[ev] += sum;
+	v->base[pmc] = (v->base[pmc] + sum) & v->width_mask;
+	v->pmc[i].sum = 0;
 }
 
 /* perfctr isuspend + a-mode read: stop i-mode counters (their control is written
  * to 0 so they neither count nor interrupt in other contexts) and fold every
  * counter's difference into its sum. */
-void vpmu_state_suspend(struct vpmu_vcpu *v)
+static inline __attribute__((always_inline)) void state_suspend(struct vpmu_vcpu *v)
 {
-	struct vpmu_cpu_cache *c = vcpu_cache(v);
-	const struct vpmu_model *m = v->vm->model;
-	unsigned nra = v->ctl.nractrs, n = vpmu_ctl_n(&v->ctl);
+	unsigned nra = v->ctl.nractrs;
 	if (v->ctl.nrictrs) {
+		const uint8_t *slot = v->model->ctr_ctrl_slot;
+		unsigned n = vpmu_ctl_n(&v->ctl);
 		v->isuspend_cpu = v->cpu;
-		c->isuspend_owner = v;
+		v->cache->isuspend_owner = v;
 		for (unsigned i = nra; i < n; i++) {
 			unsigned pmc = v->ctl.ctr[i].pmc;
-			host_write_ctrl(v, m->ctr_ctrl_slot[pmc], 0);
-			uint32_t now = host_read32(v, pmc);
-			account(v, i, now - v->pmc[i].start);
+			vpmu_host_write_ctrl(v, slot[pmc], 0);
+			uint32_t now = vpmu_host_read32(v, pmc);
+			v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
 			v->pmc[i].start = now;
 		}
 	}
 	for (unsigned i = 0; i < nra; i++)
-		account(v, i, host_read32(v, v->ctl.ctr[i].pmc) - v->pmc[i].start);
+		v->pmc[i].sum += (uint32_t)(vpmu_host_read32(v, v->ctl.ctr[i].pmc) - v->pmc[i].start);
 }
 
-/* perfctr sample: fold a-mode differences and restart them from now. */
-void vpmu_state_sample(struct vpmu_vcpu *v)
+/* perfctr write_control: nothing on an id match, else every image that differs
+ * from the cache.  A control installed while switched in has no id yet (it is
+ * hashed at switch-out), so the cache records none for it. */
+static inline __attribute__((always_inline)) void write_control(struct vpmu_vcpu *v)
 {
-	for (unsigned i = 0; i < v->ctl.nractrs; i++) {
-		uint32_t now = host_read32(v, v->ctl.ctr[i].pmc);
-		account(v, i, now - v->pmc[i].start);
-		v->pmc[i].start = now;
-	}
+	struct vpmu_cpu_cache *c = v->cache;
+	if (v->id_valid && c->id == v->id)
+		return;
+	struct vpmu_ctrl_image img[VPMU_MAX_CTRL_SLOTS];
+	unsigned k = v->model->ctrl_images(&v->ctl, img);
+	for (unsigned j = 0; j < k; j++)
+		if (c->ctrl[img[j].slot] != img[j].value)
+			vpmu_host_write_ctrl(v, img[j].slot, img[j].value);
+	c->id = v->id_valid ? v->id : ~0ull;
 }
 
 /* perfctr iresume + write_control + a-mode start. */
-void vpmu_state_resume(struct vpmu_vcpu *v)
+static inline __attribute__((always_inline)) void state_resume(struct vpmu_vcpu *v)
 {
-	struct vpmu_cpu_cache *c = vcpu_cache(v);
-	const struct vpmu_model *m = v->vm->model;
-	unsigned nra = v->ctl.nractrs, n = vpmu_ctl_n(&v->ctl);
-
-	if (c->model != m) {
+	struct vpmu_cpu_cache *c = v->cache;
+	unsigned nra = v->ctl.nractrs;
+	if (__builtin_expect(c->model != v->model, 0)) {
 		/* Another model's images are not comparable with ours. */
 		memset(c->ctrl, 0xff, sizeof(c->ctrl));
 		c->id = ~0ull;
 		c->isuspend_owner = NULL;
-		c->model = m;
+		c->model = v->model;
 	}
 	if (v->ctl.nrictrs) {
 		bool valid = false;
-		if (c->id == v->id) {
+		if (v->id_valid && c->id == v->id) {
 			c->id = 0; /* force write_control to restart the stopped controls */
 			/* perfctr trusts isuspend_cpu alone because its ids are unique per
 			 * state; content ids are shared by equal controls, so the counter
@@ -104,38 +90,55 @@ void vpmu_state_resume(struct vpmu_vcpu *v)
 			valid = v->isuspend_cpu == v->cpu && c->isuspend_owner == v;
 		}
 		if (!valid) {
-			uint64_t mask = vpmu_width_mask(m->ctr_width);
-			for (unsigned i = nra; i < n; i++) {
-				unsigned pmc = v->ctl.ctr[i].pmc, slot = m->ctr_ctrl_slot[pmc];
-				if (c->ctrl[slot] != 0)
-					host_write_ctrl(v, slot, 0);
-				uint64_t val = (v->base[pmc] + v->pmc[i].sum) & mask;
-				host_write_ctr(v, pmc, val);
+			const uint8_t *slot = v->model->ctr_ctrl_slot;
+			for (unsigned i = nra; i < vpmu_ctl_n(&v->ctl); i++) {
+				unsigned pmc = v->ctl.ctr[i].pmc;
+				if (c->ctrl[slot[pmc]] != 0)
+					vpmu_host_write_ctrl(v, slot[pmc], 0);
+				uint64_t val = (v->base[pmc] + v->pmc[i].sum) & v->width_mask;
+				vpmu_host_write_ctr(v, pmc, val);
 				v->pmc[i].start = (uint32_t)val;
 			}
 		}
 	}
-	if (c->id != v->id) {
-		struct vpmu_ctrl_image img[VPMU_MAX_CTRL_SLOTS];
-		unsigned k = m->ctrl_images(&v->ctl, img);
-		for (unsigned j = 0; j < k; j++)
-			if (c->ctrl[img[j].slot] != img[j].value)
-				host_write_ctrl(v, img[j].slot, img[j].value);
-		c->id = v->id;
-	}
+	write_control(v);
 	for (unsigned i = 0; i < nra; i++)
-		v->pmc[i].start = host_read32(v, v->ctl.ctr[i].pmc);
+		v->pmc[i].start = vpmu_host_read32(v, v->ctl.ctr[i].pmc);
 }
 
-uint64_t vpmu_ctr_value(struct vpmu_vcpu *v, unsigned pmc)
+void vpmu_state_suspend(struct vpmu_vcpu *v) { state_suspend(v); }
+void vpmu_state_resume(struct vpmu_vcpu *v) { state_resume(v); }
+
+/* Whether a running vCPU can move to `ctl` in place: the same a-mode counters
+ * with other event selects (the common reprogramming) needs no suspend/resume. */
+bool vpmu_state_can_reprogram(const struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 {
-	int i = v->vidx[pmc];
-	if (i < 0)
-		return v->base[pmc];
-	uint64_t delta = v->pmc[i].sum;
-	if (v->cpu >= 0)
-		delta += (uint32_t)(host_read32(v, pmc) - v->pmc[i].start);
-	return (v->base[pmc] + delta) & vpmu_width_mask(v->vm->model->ctr_width);
+	if (v->ctl.nrictrs || ctl->nrictrs || ctl->nractrs != v->ctl.nractrs)
+		return false;
+	for (unsigned k = 0; k < sizeof(ctl->global) / sizeof(ctl->global[0]); k++)
+		if (ctl->global[k] != v->ctl.global[k])
+			return false;
+	for (unsigned i = 0; i < ctl->nractrs; i++)
+		if (ctl->ctr[i].pmc != v->ctl.ctr[i].pmc)
+			return false;
+	return true;
+}
+
+/* The in-place move: for each counter, one read folds the old event's count and
+ * restarts the difference; then write_control loads the images that changed.
+ * The host writes are exactly those of suspend + resume. */
+void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
+{
+	for (unsigned i = 0; i < ctl->nractrs; i++) {
+		uint32_t now = vpmu_host_read32(v, v->ctl.ctr[i].pmc);
+		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
+		vpmu_counter_fold(v, i);
+		v->pmc[i].start = now;
+		v->ctl.ctr[i] = ctl->ctr[i];
+		v->event[i] = VPMU_EVENT_UNRESOLVED;
+	}
+	v->id_valid = false;
+	write_control(v);
 }
 
 /* A guest write to a counter.  a-mode: restart the difference (no host write);
@@ -144,38 +147,38 @@ uint64_t vpmu_ctr_value(struct vpmu_vcpu *v, unsigned pmc)
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 {
 	int i = v->vidx[pmc];
-	v->base[pmc] = value;
-	if (i < 0)
+	if (i < 0) {
+		v->base[pmc] = value;
 		return;
+	}
 	if (v->cpu >= 0) {
-		uint32_t now = host_read32(v, pmc);
-		account(v, (unsigned)i, now - v->pmc[i].start);
+		uint32_t now = vpmu_host_read32(v, pmc);
+		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
 		if ((unsigned)i >= v->ctl.nractrs) {
-			host_write_ctr(v, pmc, value);
+			vpmu_host_write_ctr(v, pmc, value);
 			now = (uint32_t)value;
 		}
 		v->pmc[i].start = now;
 	} else if ((unsigned)i >= v->ctl.nractrs) {
 		v->isuspend_cpu = -1;
 	}
-	v->pmc[i].sum = 0;
+	vpmu_counter_fold(v, (unsigned)i);
+	v->base[pmc] = value;
 }
 
 int vpmu_vcpu_switch_in(struct vpmu_vcpu *v, unsigned host_cpu)
 {
-	if (!v || host_cpu >= v->vm->host->nr_cpus)
+	if (!v || host_cpu >= v->host->nr_cpus)
 		return -EINVAL;
-	if (v->cpu >= 0)
-		return -EBUSY;
-	struct vpmu_cpu_cache *c = &v->vm->host->cpu[host_cpu];
-	if (c->running)
+	struct vpmu_cpu_cache *c = &v->host->cpu[host_cpu];
+	if (v->cpu >= 0 || c->running)
 		return -EBUSY;
 	c->running = v;
+	v->cache = c;
 	v->cpu = (int)host_cpu;
 	v->totals.switch_ins++;
-	if (c->id == v->id && c->model == v->vm->model)
-		v->totals.cache_hits++;
-	vpmu_state_resume(v);
+	v->totals.cache_hits += c->id == vpmu_vcpu_id(v) && c->model == v->model;
+	state_resume(v);
 	return 0;
 }
 
@@ -183,99 +186,15 @@ int vpmu_vcpu_switch_out(struct vpmu_vcpu *v)
 {
 	if (!v || v->cpu < 0)
 		return -EINVAL;
-	vpmu_state_suspend(v);
-	vcpu_cache(v)->running = NULL;
+	struct vpmu_cpu_cache *c = v->cache;
+	/* A control installed while switched in left the cache without an id
+	 * (write_control); perfctr's would have recorded it, and the next resume's
+	 * id match depends on it. */
+	if (!v->id_valid)
+		c->id = vpmu_vcpu_id(v);
+	state_suspend(v);
+	c->running = NULL;
+	v->cache = NULL;
 	v->cpu = -1;
-	return 0;
-}
-
-int vpmu_vcpu_totals(const struct vpmu_vcpu *v, struct vpmu_totals *out)
-{
-	if (!v || !out)
-		return -EINVAL;
-	*out = v->totals;
-	if (v->cpu < 0)
-		return 0;
-	/* Add the live differences without disturbing the state. */
-	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++) {
-		unsigned pmc = v->ctl.ctr[i].pmc;
-		uint32_t d = host_read32(v, pmc) - v->pmc[i].start;
-		out->pmc[pmc] += d;
-		if (v->event[i] >= 0)
-			out->events[v->event[i]] += d;
-	}
-	return 0;
-}
-
-int vpmu_vm_totals(const struct vpmu_vm *vm, struct vpmu_totals *out)
-{
-	if (!vm || !out)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	for (unsigned k = 0; k < VPMU_MAX_VCPUS; k++) {
-		struct vpmu_totals t;
-		if (!vm->vcpu[k] || vpmu_vcpu_totals(vm->vcpu[k], &t))
-			continue;
-		uint64_t *dst = (uint64_t *)out;
-		const uint64_t *src = (const uint64_t *)&t;
-		for (size_t j = 0; j < sizeof(t) / sizeof(uint64_t); j++)
-			dst[j] += src[j];
-	}
-	return 0;
-}
-
-int vpmu_vcpu_perfctr_x86(const struct vpmu_vcpu *v, struct perfctr_cpu_state *out)
-{
-	if (!v || !out || v->vm->model->regspace != VPMU_SPACE_MSR)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	const struct vpmu_ctl *c = &v->ctl;
-	unsigned n = vpmu_ctl_n(c);
-	out->control.nractrs = c->nractrs;
-	out->control.nrictrs = c->nrictrs;
-	out->control.p4.pebs_enable = (unsigned)c->global[0];
-	out->control.p4.pebs_matrix_vert = (unsigned)c->global[1];
-	for (unsigned i = 0; i < n; i++) {
-		out->control.pmc_map[i] = c->ctr[i].pmc;
-		out->control.evntsel[i] = (unsigned)c->ctr[i].evntsel;
-		out->control.p4.escr[i] = (unsigned)c->ctr[i].aux;
-		out->control.ireset[i] = i >= c->nractrs ? (int)(uint32_t)c->ctr[i].ireset : 0;
-		out->p4_escr_map[i] = c->ctr[i].aux_slot;
-		out->pmc[i].map = c->ctr[i].pmc;
-		out->pmc[i].start = v->pmc[i].start;
-		out->pmc[i].sum = v->pmc[i].sum;
-	}
-	out->cstatus = perfctr_mk_cstatus(0, c->nractrs, c->nrictrs);
-	out->k1.id = (unsigned)v->id;
-	out->k1.isuspend_cpu = v->isuspend_cpu;
-	return 0;
-}
-
-int vpmu_vcpu_perfctr_ppc32(const struct vpmu_vcpu *v, struct perfctr_ppc32_cpu_state *out)
-{
-	if (!v || !out || v->vm->model->regspace != VPMU_SPACE_SPR)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	const struct vpmu_ctl *c = &v->ctl;
-	unsigned n = vpmu_ctl_n(c);
-	if (n > 8)
-		return -EINVAL;
-	out->control.nractrs = c->nractrs;
-	out->control.nrictrs = c->nrictrs;
-	out->control.ppc.mmcr0 = (unsigned)c->global[0];
-	out->control.ppc.mmcr2 = (unsigned)c->global[2];
-	for (unsigned k = 0; k < 3; k++)
-		out->ppc_mmcr[k] = (unsigned)c->global[k];
-	for (unsigned i = 0; i < n; i++) {
-		out->control.pmc_map[i] = c->ctr[i].pmc;
-		out->control.evntsel[i] = (unsigned)c->ctr[i].evntsel;
-		out->control.ireset[i] = i >= c->nractrs ? (int)(uint32_t)c->ctr[i].ireset : 0;
-		out->pmc[i].map = c->ctr[i].pmc;
-		out->pmc[i].start = v->pmc[i].start;
-		out->pmc[i].sum = v->pmc[i].sum;
-	}
-	out->cstatus = perfctr_mk_cstatus(0, c->nractrs, c->nrictrs);
-	out->k1.id = (unsigned)v->id;
-	out->k1.isuspend_cpu = v->isuspend_cpu;
 	return 0;
 }
