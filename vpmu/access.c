@@ -62,7 +62,12 @@ static void resolve_events(struct vpmu_vcpu *v)
 static void derive_control(struct vpmu_vcpu *v, struct vpmu_ctl *ctl)
 {
 	const struct vpmu_model *m = v->model;
-	memset(ctl, 0, vpmu_ctl_len(m->nr_ctrs));
+	/* Models fill pmc and evntsel (and aux on P4): zero only what they may reach. */
+	ctl->nractrs = ctl->nrictrs = 0;
+	for (unsigned k = 0; k < sizeof(ctl->global) / sizeof(ctl->global[0]); k++)
+		ctl->global[k] = 0;
+	for (unsigned i = 0; i < m->nr_ctrs; i++)
+		ctl->ctr[i] = (struct vpmu_ctl_ctr){ 0, 0, 0, 0, 0 };
 	m->derive(&v->vm->opts, &v->regs, ctl);
 	for (unsigned i = ctl->nractrs; i < vpmu_ctl_n(ctl); i++) {
 		unsigned pmc = ctl->ctr[i].pmc;
@@ -74,15 +79,42 @@ static void derive_control(struct vpmu_vcpu *v, struct vpmu_ctl *ctl)
 	}
 }
 
+/* Whether b keeps a's a-mode counters on the same pmcs, with no i-mode counter
+ * and no global control on either side: a running vCPU then moves to b in place. */
+static inline bool same_amode_layout(const struct vpmu_ctl *a, const struct vpmu_ctl *b)
+{
+	if (a->nrictrs | b->nrictrs || a->nractrs != b->nractrs ||
+	    (a->global[0] | a->global[1] | a->global[2] | a->global[3] |
+	     b->global[0] | b->global[1] | b->global[2] | b->global[3]))
+		return false;
+	for (unsigned i = 0; i < a->nractrs; i++)
+		if (a->ctr[i].pmc != b->ctr[i].pmc)
+			return false;
+	return true;
+}
+
+/* Whether two controls are equal, compared only as far as their counters reach. */
+static inline bool ctl_equal(const struct vpmu_ctl *a, const struct vpmu_ctl *b)
+{
+	if (a->nractrs != b->nractrs || a->nrictrs != b->nrictrs)
+		return false;
+	for (unsigned k = 0; k < sizeof(a->global) / sizeof(a->global[0]); k++)
+		if (a->global[k] != b->global[k])
+			return false;
+	for (unsigned i = 0; i < vpmu_ctl_n(a); i++) {
+		const struct vpmu_ctl_ctr *x = &a->ctr[i], *y = &b->ctr[i];
+		if (x->pmc != y->pmc || x->evntsel != y->evntsel || x->ireset != y->ireset ||
+		    x->aux != y->aux || x->aux_slot != y->aux_slot)
+			return false;
+	}
+	return true;
+}
+
 /* Install a new control; a running vCPU is suspended and resumed around it, as
  * perfctr's vperfctr control update does. */
 static void apply_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 {
 	bool running = v->cpu >= 0;
-	if (running && vpmu_state_can_reprogram(v, ctl)) {
-		vpmu_state_reprogram(v, ctl);
-		return;
-	}
 	if (running)
 		vpmu_state_suspend(v);
 	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++)
@@ -131,9 +163,16 @@ static enum vpmu_fault write_ctrl_reg(struct vpmu_vcpu *v, unsigned slot, uint64
 		return VPMU_FAULT_STRICT;
 	}
 	record_violations(v, viol);
-	/* The header holds the counter counts, so a shorter control never compares equal. */
-	if (memcmp(&ctl, &v->ctl, vpmu_ctl_len(vpmu_ctl_n(&ctl))) != 0)
+	if (v->cpu >= 0 && same_amode_layout(&v->ctl, &ctl)) {
+		/* Only event selects can differ: move in place if one does. */
+		for (unsigned i = 0; i < ctl.nractrs; i++)
+			if (ctl.ctr[i].evntsel != v->ctl.ctr[i].evntsel || ctl.ctr[i].aux != v->ctl.ctr[i].aux) {
+				vpmu_state_reprogram(v, &ctl);
+				break;
+			}
+	} else if (!ctl_equal(&ctl, &v->ctl)) {
 		apply_control(v, &ctl);
+	}
 	return VPMU_FAULT_NONE;
 }
 

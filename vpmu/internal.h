@@ -106,6 +106,9 @@ struct vpmu_model {
 	bool has_pcint;             /* overflow interrupts through the LVTPC (perfctr PCINT) */
 	bool intel_lvtpc_automask;  /* the LVTPC mask bit is set on PMI delivery */
 	bool ovf_on_msb;            /* overflow is the MSB becoming 1 (PPC), not a wrap (x86) */
+	/* ctrl_images() is each counter's evntsel into ctr_ctrl_slot[pmc], in control
+	 * order (P6, K7/K8): the switch paths then need not build the image list. */
+	bool ctrl_per_counter;
 	const struct vpmu_reg *regs;
 	unsigned nr_regs;
 	const uint64_t *misc_reset; /* by MISC index, one per MISC register (NULL: all 0) */
@@ -293,7 +296,6 @@ static inline size_t vpmu_ctl_len(unsigned n)
 void vpmu_state_suspend(struct vpmu_vcpu *v);
 void vpmu_state_resume(struct vpmu_vcpu *v);
 void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
-bool vpmu_state_can_reprogram(const struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i);
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
 

@@ -74,6 +74,7 @@ const struct vpmu_model vpmu_model_k8 = {
 	.regs = k7_regs, .nr_regs = sizeof(k7_regs) / sizeof(k7_regs[0]),
 	.rules = k8_rules, .nr_rules = K8_NR_RULES,
 	.events = k8_events, .nr_events = sizeof(k8_events) / sizeof(k8_events[0]),
+	.ctrl_per_counter = true,
 	.ctr_ctrl_slot = k7_ctr_ctrl_slot,
 	.ctrl_write = k7_ctrl_write,
 	.ctr_write = k7_ctr_write,

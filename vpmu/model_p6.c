@@ -111,23 +111,22 @@ static void p6_derive(const struct vpmu_cpu_opts *o, const struct vpmu_regfile *
 		      struct vpmu_ctl *ctl)
 {
 	(void)o;
-	if (!(r->ctrl[0] & P6_EN))
+	uint64_t e0 = r->ctrl[0], e1 = r->ctrl[1];
+	if (!(e0 & P6_EN))
 		return;
-	bool in[2] = { true, (r->ctrl[1] & P6_CPL) != 0 };
+	bool in1 = (e1 & P6_CPL) != 0, i0 = (e0 & P6_INT) != 0, i1 = (e1 & P6_INT) != 0;
 	unsigned n = 0;
-	for (int pass = 0; pass < 2; pass++)           /* a-mode first, then i-mode */
-		for (unsigned pmc = 0; pmc < 2; pmc++) {
-			bool imode = (r->ctrl[pmc] & P6_INT) != 0;
-			if (!in[pmc] || imode != (pass == 1))
-				continue;
-			ctl->ctr[n].pmc = pmc;
-			ctl->ctr[n].evntsel = r->ctrl[pmc];
-			n++;
-			if (pass == 0)
-				ctl->nractrs++;
-			else
-				ctl->nrictrs++;
-		}
+	/* a-mode counters first, then i-mode (perfctr's control layout). */
+	if (!i0)
+		ctl->ctr[n].pmc = 0, ctl->ctr[n++].evntsel = e0;
+	if (in1 && !i1)
+		ctl->ctr[n].pmc = 1, ctl->ctr[n++].evntsel = e1;
+	ctl->nractrs = n;
+	if (i0)
+		ctl->ctr[n].pmc = 0, ctl->ctr[n++].evntsel = e0;
+	if (in1 && i1)
+		ctl->ctr[n].pmc = 1, ctl->ctr[n++].evntsel = e1;
+	ctl->nrictrs = n - ctl->nractrs;
 }
 
 static uint32_t p6_check_control(const struct vpmu_cpu_opts *o, const struct vpmu_regfile *r,
@@ -185,6 +184,7 @@ const struct vpmu_model vpmu_model_p6 = {
 	.regs = p6_regs, .nr_regs = sizeof(p6_regs) / sizeof(p6_regs[0]),
 	.rules = p6_rules, .nr_rules = P6_NR_RULES,
 	.events = p6_events, .nr_events = sizeof(p6_events) / sizeof(p6_events[0]),
+	.ctrl_per_counter = true,
 	.ctr_ctrl_slot = p6_ctr_ctrl_slot,
 	.ctrl_write = p6_ctrl_write,
 	.ctr_write = p6_ctr_write,

@@ -17,7 +17,7 @@
 #include "internal.h"
 
 /* Move counter i's sum into its base and the accounting. */
-void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i)
+static inline void counter_fold(struct vpmu_vcpu *v, unsigned i)
 {
 	unsigned pmc = v->ctl.ctr[i].pmc;
 	uint64_t sum = v->pmc[i].sum;
@@ -106,39 +106,33 @@ static inline __attribute__((always_inline)) void state_resume(struct vpmu_vcpu 
 		v->pmc[i].start = vpmu_host_read32(v, v->ctl.ctr[i].pmc);
 }
 
+void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i) { counter_fold(v, i); }
 void vpmu_state_suspend(struct vpmu_vcpu *v) { state_suspend(v); }
 void vpmu_state_resume(struct vpmu_vcpu *v) { state_resume(v); }
-
-/* Whether a running vCPU can move to `ctl` in place: the same a-mode counters
- * with other event selects (the common reprogramming) needs no suspend/resume. */
-bool vpmu_state_can_reprogram(const struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
-{
-	if (v->ctl.nrictrs || ctl->nrictrs || ctl->nractrs != v->ctl.nractrs)
-		return false;
-	for (unsigned k = 0; k < sizeof(ctl->global) / sizeof(ctl->global[0]); k++)
-		if (ctl->global[k] != v->ctl.global[k])
-			return false;
-	for (unsigned i = 0; i < ctl->nractrs; i++)
-		if (ctl->ctr[i].pmc != v->ctl.ctr[i].pmc)
-			return false;
-	return true;
-}
 
 /* The in-place move: for each counter, one read folds the old event's count and
  * restarts the difference; then write_control loads the images that changed.
  * The host writes are exactly those of suspend + resume. */
 void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 {
+	bool per_counter = v->model->ctrl_per_counter;
+	const uint8_t *slot = v->model->ctr_ctrl_slot;
 	for (unsigned i = 0; i < ctl->nractrs; i++) {
-		uint32_t now = vpmu_host_read32(v, v->ctl.ctr[i].pmc);
+		unsigned pmc = v->ctl.ctr[i].pmc;
+		uint32_t now = vpmu_host_read32(v, pmc);
 		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
-		vpmu_counter_fold(v, i);
+		counter_fold(v, i);
 		v->pmc[i].start = now;
 		v->ctl.ctr[i] = ctl->ctr[i];
 		v->event[i] = VPMU_EVENT_UNRESOLVED;
+		if (per_counter && v->cache->ctrl[slot[pmc]] != ctl->ctr[i].evntsel)
+			vpmu_host_write_ctrl(v, slot[pmc], ctl->ctr[i].evntsel);
 	}
 	v->id_valid = false;
-	write_control(v);
+	if (per_counter)
+		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
+	else
+		write_control(v);
 }
 
 /* A guest write to a counter.  a-mode: restart the difference (no host write);
@@ -162,7 +156,7 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 	} else if ((unsigned)i >= v->ctl.nractrs) {
 		v->isuspend_cpu = -1;
 	}
-	vpmu_counter_fold(v, (unsigned)i);
+	counter_fold(v, (unsigned)i);
 	v->base[pmc] = value;
 }
 
