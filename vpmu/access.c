@@ -229,16 +229,11 @@ int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 		return 0;
 	}
 	*fault = VPMU_FAULT_NONE;
-	switch (r->kind) {
-	case VPMU_REG_CTRL:
-		*val = v->regs.ctrl[r->index];
-		break;
-	case VPMU_REG_CTR:
+	if (r->kind == VPMU_REG_CTR)
 		*val = vpmu_ctr_value(v, r->index);
-		break;
-	default:
+	else if (r->kind == VPMU_REG_CTRL)
+		*val = v->regs.ctrl[r->index];
+	else
 		*val = v->regs.misc[r->index];
-		break;
-	}
 	return 0;
 }

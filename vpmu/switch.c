@@ -29,37 +29,38 @@ static inline void counter_fold(struct vpmu_vcpu *v, unsigned i)
 	v->pmc[i].sum = 0;
 }
 
-/* perfctr isuspend + a-mode read: stop i-mode counters (their control is written
- * to 0 so they neither count nor interrupt in other contexts) and fold every
- * counter's difference into its sum. */
+/* perfctr isuspend: stop each i-mode counter (its control is written to 0 so it
+ * neither counts nor interrupts in other contexts) and fold its difference. */
+static __attribute__((noinline)) void isuspend(struct vpmu_vcpu *v)
+{
+	const uint8_t *slot = v->model->ctr_ctrl_slot;
+	unsigned n = vpmu_ctl_n(&v->ctl);
+	v->isuspend_cpu = v->cpu;
+	v->cache->isuspend_owner = v;
+	for (unsigned i = v->ctl.nractrs; i < n; i++) {
+		unsigned pmc = v->ctl.ctr[i].pmc;
+		vpmu_host_write_ctrl(v, slot[pmc], 0);
+		uint32_t now = vpmu_host_read32(v, pmc);
+		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
+		v->pmc[i].start = now;
+	}
+}
+
+/* perfctr suspend: isuspend, then the a-mode counters' differences. */
 static inline __attribute__((always_inline)) void state_suspend(struct vpmu_vcpu *v)
 {
-	unsigned nra = v->ctl.nractrs;
-	if (v->ctl.nrictrs) {
-		const uint8_t *slot = v->model->ctr_ctrl_slot;
-		unsigned n = vpmu_ctl_n(&v->ctl);
-		v->isuspend_cpu = v->cpu;
-		v->cache->isuspend_owner = v;
-		for (unsigned i = nra; i < n; i++) {
-			unsigned pmc = v->ctl.ctr[i].pmc;
-			vpmu_host_write_ctrl(v, slot[pmc], 0);
-			uint32_t now = vpmu_host_read32(v, pmc);
-			v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
-			v->pmc[i].start = now;
-		}
-	}
-	for (unsigned i = 0; i < nra; i++)
+	if (v->ctl.nrictrs)
+		isuspend(v);
+	for (unsigned i = 0; i < v->ctl.nractrs; i++)
 		v->pmc[i].sum += (uint32_t)(vpmu_host_read32(v, v->ctl.ctr[i].pmc) - v->pmc[i].start);
 }
 
-/* perfctr write_control: nothing on an id match, else every image that differs
- * from the cache.  A control installed while switched in has no id yet (it is
- * hashed at switch-out), so the cache records none for it. */
-static inline __attribute__((always_inline)) void write_control(struct vpmu_vcpu *v)
+/* perfctr write_control, past the id check: every image that differs from the
+ * cache.  A control installed while switched in has no id yet (it is hashed at
+ * switch-out), so the cache records none for it. */
+static __attribute__((noinline)) void write_control_images(struct vpmu_vcpu *v)
 {
 	struct vpmu_cpu_cache *c = v->cache;
-	if (v->id_valid && c->id == v->id)
-		return;
 	struct vpmu_ctrl_image img[VPMU_MAX_CTRL_SLOTS];
 	unsigned k = v->model->ctrl_images(&v->ctl, img);
 	for (unsigned j = 0; j < k; j++)
@@ -68,41 +69,57 @@ static inline __attribute__((always_inline)) void write_control(struct vpmu_vcpu
 	c->id = v->id_valid ? v->id : ~0ull;
 }
 
-/* perfctr iresume + write_control + a-mode start. */
-static inline __attribute__((always_inline)) void state_resume(struct vpmu_vcpu *v)
+static inline __attribute__((always_inline)) void write_control(struct vpmu_vcpu *v)
+{
+	if (!v->id_valid || v->cache->id != v->id)
+		write_control_images(v);
+}
+
+/* Another model's images are not comparable with ours: forget them. */
+static __attribute__((noinline)) void cache_take_over(struct vpmu_cpu_cache *c,
+						      const struct vpmu_model *m)
+{
+	memset(c->ctrl, 0xff, sizeof(c->ctrl));
+	c->id = ~0ull;
+	c->isuspend_owner = NULL;
+	c->model = m;
+}
+
+/* perfctr iresume: on an id match the cache id is cleared (write_control must
+ * restart the controls isuspend stopped) and the counters are still valid if we
+ * suspended them here; otherwise each i-mode counter is stopped unless the cache
+ * shows it stopped, and restored. */
+static __attribute__((noinline)) void iresume(struct vpmu_vcpu *v)
 {
 	struct vpmu_cpu_cache *c = v->cache;
-	unsigned nra = v->ctl.nractrs;
-	if (__builtin_expect(c->model != v->model, 0)) {
-		/* Another model's images are not comparable with ours. */
-		memset(c->ctrl, 0xff, sizeof(c->ctrl));
-		c->id = ~0ull;
-		c->isuspend_owner = NULL;
-		c->model = v->model;
+	if (v->id_valid && c->id == v->id) {
+		c->id = 0;
+		/* perfctr trusts isuspend_cpu alone because its ids are unique per
+		 * state; content ids are shared by equal controls, so the counter
+		 * registers are ours only if we were the last to suspend here. */
+		if (v->isuspend_cpu == v->cpu && c->isuspend_owner == v)
+			return;
 	}
-	if (v->ctl.nrictrs) {
-		bool valid = false;
-		if (v->id_valid && c->id == v->id) {
-			c->id = 0; /* force write_control to restart the stopped controls */
-			/* perfctr trusts isuspend_cpu alone because its ids are unique per
-			 * state; content ids are shared by equal controls, so the counter
-			 * registers are ours only if we were the last to suspend here. */
-			valid = v->isuspend_cpu == v->cpu && c->isuspend_owner == v;
-		}
-		if (!valid) {
-			const uint8_t *slot = v->model->ctr_ctrl_slot;
-			for (unsigned i = nra; i < vpmu_ctl_n(&v->ctl); i++) {
-				unsigned pmc = v->ctl.ctr[i].pmc;
-				if (c->ctrl[slot[pmc]] != 0)
-					vpmu_host_write_ctrl(v, slot[pmc], 0);
-				uint64_t val = (v->base[pmc] + v->pmc[i].sum) & v->width_mask;
-				vpmu_host_write_ctr(v, pmc, val);
-				v->pmc[i].start = (uint32_t)val;
-			}
-		}
+	const uint8_t *slot = v->model->ctr_ctrl_slot;
+	for (unsigned i = v->ctl.nractrs; i < vpmu_ctl_n(&v->ctl); i++) {
+		unsigned pmc = v->ctl.ctr[i].pmc;
+		if (c->ctrl[slot[pmc]] != 0)
+			vpmu_host_write_ctrl(v, slot[pmc], 0);
+		uint64_t val = (v->base[pmc] + v->pmc[i].sum) & v->width_mask;
+		vpmu_host_write_ctr(v, pmc, val);
+		v->pmc[i].start = (uint32_t)val;
 	}
+}
+
+/* perfctr resume: iresume, write_control, then the a-mode start values. */
+static inline __attribute__((always_inline)) void state_resume(struct vpmu_vcpu *v)
+{
+	if (__builtin_expect(v->cache->model != v->model, 0))
+		cache_take_over(v->cache, v->model);
+	if (v->ctl.nrictrs)
+		iresume(v);
 	write_control(v);
-	for (unsigned i = 0; i < nra; i++)
+	for (unsigned i = 0; i < v->ctl.nractrs; i++)
 		v->pmc[i].start = vpmu_host_read32(v, v->ctl.ctr[i].pmc);
 }
 
@@ -132,7 +149,7 @@ void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 	if (per_counter)
 		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
 	else
-		write_control(v);
+		write_control_images(v);
 }
 
 /* A guest write to a counter.  a-mode: restart the difference (no host write);
