@@ -75,20 +75,27 @@ void k7_derive(const struct vpmu_cpu_opts *o, const struct vpmu_regfile *r,
 	       struct vpmu_ctl *ctl)
 {
 	(void)o;
-	unsigned n = 0;
-	for (int pass = 0; pass < 2; pass++)           /* a-mode first, then i-mode */
-		for (unsigned pmc = 0; pmc < K7_NR_CTRS; pmc++) {
-			uint64_t ev = r->ctrl[pmc];
-			if (!(ev & K7_EN) || ((ev & K7_INT) != 0) != (pass == 1))
-				continue;
-			ctl->ctr[n].pmc = pmc;
-			ctl->ctr[n].evntsel = ev;
-			n++;
-			if (pass == 0)
-				ctl->nractrs++;
-			else
-				ctl->nrictrs++;
+	/* One pass: a-mode counters fill from the front, i-mode ones are gathered
+	 * apart and appended (perfctr's layout: a-mode first). */
+	unsigned na = 0, ni = 0;
+	uint8_t ipmc[K7_NR_CTRS];
+	for (unsigned pmc = 0; pmc < K7_NR_CTRS; pmc++) {
+		uint64_t ev = r->ctrl[pmc];
+		if (!(ev & K7_EN))
+			continue;
+		if (ev & K7_INT) {
+			ipmc[ni++] = (uint8_t)pmc;
+		} else {
+			ctl->ctr[na].pmc = pmc;
+			ctl->ctr[na++].evntsel = ev;
 		}
+	}
+	for (unsigned k = 0; k < ni; k++) {
+		ctl->ctr[na + k].pmc = ipmc[k];
+		ctl->ctr[na + k].evntsel = r->ctrl[ipmc[k]];
+	}
+	ctl->nractrs = na;
+	ctl->nrictrs = ni;
 }
 
 uint32_t k7_check_control(const struct vpmu_cpu_opts *o, const struct vpmu_regfile *r,
@@ -127,6 +134,11 @@ int k7_decode_with(const struct vpmu_event_desc *events, unsigned nr_events,
 		return VPMU_EV_NONE;
 	*priv = ((ev & K7_USR) ? VPMU_PRIV_USER : 0) | ((ev & K7_OS) ? VPMU_PRIV_KERNEL : 0);
 	*interrupt = (ev & K7_INT) != 0;
+	return k7_event_with(events, nr_events, ev);
+}
+
+int k7_event_with(const struct vpmu_event_desc *events, unsigned nr_events, uint64_t ev)
+{
 	/* CNT_MASK/INV make it a threshold count and E an edge count: neither has a
 	 * generic equivalent. */
 	if (ev & (K7_CMASK | K7_INV | K7_EDGE))

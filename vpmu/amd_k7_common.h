@@ -65,6 +65,8 @@ uint32_t k7_check_control(const struct vpmu_cpu_opts *o, const struct vpmu_regfi
 			  const struct vpmu_ctl *ctl);
 unsigned k7_ctrl_images(const struct vpmu_ctl *ctl, struct vpmu_ctrl_image *out);
 /* What counter pmc counts under ctrl, the generic event taken from `events`. */
+/* The generic event of an enabled counter's EVNTSEL value. */
+int k7_event_with(const struct vpmu_event_desc *events, unsigned nr_events, uint64_t ev);
 int k7_decode_with(const struct vpmu_event_desc *events, unsigned nr_events,
 		   const uint64_t *ctrl, unsigned pmc, unsigned *priv, bool *interrupt);
 

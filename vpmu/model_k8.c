@@ -55,11 +55,7 @@ static int k8_decode_ctr(const uint64_t *ctrl, unsigned pmc, unsigned *priv, boo
 /* A counter in a derived control decodes from its own EVNTSEL alone. */
 static int k8_ctl_event(const struct vpmu_ctl_ctr *e)
 {
-	uint64_t img[K7_NR_CTRS] = { 0 };
-	unsigned priv;
-	bool irq;
-	img[e->pmc % K7_NR_CTRS] = e->evntsel;
-	return k8_decode_ctr(img, e->pmc % K7_NR_CTRS, &priv, &irq);
+	return k7_event_with(k8_events, sizeof(k8_events) / sizeof(k8_events[0]), e->evntsel);
 }
 
 const struct vpmu_model vpmu_model_k8 = {
