@@ -81,7 +81,8 @@ grep -q -E '^kvm-env: .*nested KVM in QEMU TCG \(kernel 6\.1\.0-[0-9]+(, forced)
 ok $? "QEMU tier: one note on stderr names the mode and the kernel" "$tmp/q.err"
 
 # ---- natively, where /dev/kvm opens here -------------------------------------
-if { : <>/dev/kvm; } 2>/dev/null; then
+# [ -c ] first: a bare '<>' redirection would create a regular file /dev/kvm.
+if [ -c /dev/kvm ] && { : <>/dev/kvm; } 2>/dev/null; then
 	$KE --native -- "$out/kvm-probe" >"$tmp/n.out" 2>"$tmp/n.err"
 	rc=$?
 	probe_lines "$tmp/n.out" "native /dev/kvm"
