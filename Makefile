@@ -8,12 +8,12 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS := -Iinclude -Ivpmu -D_GNU_SOURCE
-LDLIBS  := -lxxhash
+LDLIBS  := -lxxhash -lpthread
 
 B       ?= build
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC := $(sort $(wildcard vpmu/*.c))
+LIB_SRC := $(sort $(wildcard vpmu/*.c vmm-glue/*.c))
 LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h)
 TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
@@ -37,7 +37,7 @@ $(B)/lib/libvpmu.so: $(LIB_SRC:%.c=$(B)/obj/%.o)
 TOOL_LIB_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
 $(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)

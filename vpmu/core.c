@@ -121,6 +121,7 @@ int vpmu_model_info(const char *name, struct vpmu_model_info *out)
 	out->nr_ctrs = m->nr_ctrs;
 	out->ctr_width = m->ctr_width;
 	out->overflow_interrupts = m->has_pcint;
+	out->lvtpc_automask = m->intel_lvtpc_automask;
 	out->nr_regs = m->nr_regs;
 	out->nr_events = m->nr_events;
 	out->nr_rules = m->nr_rules;
@@ -224,6 +225,20 @@ const struct vpmu_reg *vpmu_model_reg_find(const struct vpmu_model *m, enum vpmu
 }
 
 /* ---------------------------------------------------------------- VMs */
+
+void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *family,
+		      unsigned *cpumodel, unsigned *stepping)
+{
+	*vendor = vm->model->vendor;
+	*family = vm->opts.family;
+	*cpumodel = vm->opts.cpumodel;
+	*stepping = vm->opts.stepping;
+}
+
+struct vpmu_vm *vpmu_vcpu_vm(const struct vpmu_vcpu *vcpu) { return vcpu->vm; }
+unsigned vpmu_vcpu_index(const struct vpmu_vcpu *vcpu) { return vcpu->index; }
+
+bool vpmu_vm_strict(const struct vpmu_vm *vm) { return vm->opts.strict; }
 
 const char *vpmu_vm_model(const struct vpmu_vm *vm) { return vm ? vm->model->name : NULL; }
 

@@ -299,6 +299,16 @@ void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i);
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
 
+/* sim.c, for the backends built on its register model (perf.c).  advance:
+ * `count` events of every generic event in ev_mask (bit = enum vpmu_event) at
+ * the privileges in priv_mask (VPMU_PRIV_*), reporting overflows to the host.
+ * irq_distance: events of ev_mask until the first interrupt-enabled counter
+ * overflows (UINT64_MAX: none will). */
+void vpmu_sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64_t count,
+		      unsigned priv_mask);
+uint64_t vpmu_sim_irq_distance(const struct vpmu_sim *s, unsigned cpu, unsigned ev_mask);
+extern const struct vpmu_backend_ops vpmu_sim_ops;
+
 static inline uint64_t vpmu_width_mask(unsigned width)
 {
 	return width >= 64 ? ~0ull : (1ull << width) - 1;

@@ -67,7 +67,7 @@ static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m
 	return c->model == m ? c->ctr[pmc] : 0;
 }
 
-static const struct vpmu_backend_ops sim_ops = {
+const struct vpmu_backend_ops vpmu_sim_ops = {
 	.name = "sim",
 	.write_ctrl = sim_write_ctrl,
 	.write_ctr = sim_write_ctr,
@@ -101,7 +101,7 @@ void vpmu_sim_destroy(struct vpmu_sim *s)
 
 void vpmu_sim_backend(struct vpmu_sim *s, struct vpmu_backend *out)
 {
-	out->ops = &sim_ops;
+	out->ops = &vpmu_sim_ops;
 	out->ctx = s;
 }
 
@@ -113,16 +113,23 @@ int vpmu_sim_tick(struct vpmu_sim *s, unsigned cpu, enum vpmu_event ev, uint64_t
 	if (!s || cpu >= s->nr_cpus || (unsigned)ev >= VPMU_EV_NR ||
 	    (mode != VPMU_MODE_USER && mode != VPMU_MODE_KERNEL))
 		return -EINVAL;
+	vpmu_sim_advance(s, cpu, 1u << ev, count, 1u << mode);
+	return 0;
+}
+
+void vpmu_sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64_t count,
+		      unsigned priv_mask)
+{
 	struct sim_cpu *c = &s->cpu[cpu];
 	const struct vpmu_model *m = c->model;
 	if (!m)
-		return 0; /* nothing programmed on this CPU yet */
+		return; /* nothing programmed on this CPU yet */
 	uint64_t mask = vpmu_width_mask(m->ctr_width), ovf = 0;
 	for (unsigned pmc = 0; pmc < m->nr_ctrs; pmc++) {
 		unsigned priv;
 		bool irq;
-		if (vpmu_model_decode_ctr(m, c->ctrl, pmc, &priv, &irq) != (int)ev ||
-		    !(priv & (1u << mode)))
+		int ev = vpmu_model_decode_ctr(m, c->ctrl, pmc, &priv, &irq);
+		if (ev < 0 || !(ev_mask & (1u << ev)) || !(priv & priv_mask))
 			continue;
 		uint64_t old = c->ctr[pmc], now = (old + count) & mask;
 		bool crossed;
@@ -136,7 +143,33 @@ int vpmu_sim_tick(struct vpmu_sim *s, unsigned cpu, enum vpmu_event ev, uint64_t
 	}
 	if (ovf && s->host)
 		vpmu_host_overflow(s->host, cpu, ovf);
-	return 0;
+}
+
+uint64_t vpmu_sim_irq_distance(const struct vpmu_sim *s, unsigned cpu, unsigned ev_mask)
+{
+	const struct sim_cpu *c = &s->cpu[cpu];
+	const struct vpmu_model *m = c->model;
+	uint64_t best = UINT64_MAX;
+	if (!m)
+		return best;
+	uint64_t mask = vpmu_width_mask(m->ctr_width);
+	for (unsigned pmc = 0; pmc < m->nr_ctrs; pmc++) {
+		unsigned priv;
+		bool irq;
+		int ev = vpmu_model_decode_ctr(m, c->ctrl, pmc, &priv, &irq);
+		if (ev < 0 || !irq || !priv || !(ev_mask & (1u << ev)))
+			continue;
+		uint64_t d;
+		if (m->ovf_on_msb) { /* to the MSB becoming 1; a negative counter waits a full lap */
+			uint64_t msb = 1ull << (m->ctr_width - 1);
+			d = c->ctr[pmc] < msb ? msb - c->ctr[pmc] : (mask - c->ctr[pmc]) + 1 + msb;
+		} else {
+			d = (mask - c->ctr[pmc]) + 1;
+		}
+		if (d < best)
+			best = d;
+	}
+	return best;
 }
 
 uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *s) { return s->ctrl_writes; }

@@ -190,6 +190,8 @@ int vpmu_vcpu_switch_in(struct vpmu_vcpu *v, unsigned host_cpu)
 	v->totals.switch_ins++;
 	v->totals.cache_hits += c->id == vpmu_vcpu_id(v) && c->model == v->model;
 	state_resume(v);
+	if (v->bops->run_begin)
+		v->bops->run_begin(v->bctx, host_cpu);
 	return 0;
 }
 
@@ -198,6 +200,8 @@ int vpmu_vcpu_switch_out(struct vpmu_vcpu *v)
 	if (!v || v->cpu < 0)
 		return -EINVAL;
 	struct vpmu_cpu_cache *c = v->cache;
+	if (v->bops->run_end)
+		v->bops->run_end(v->bctx, (unsigned)v->cpu);
 	/* A control installed while switched in left the cache without an id
 	 * (write_control); perfctr's would have recorded it, and the next resume's
 	 * id match depends on it. */

@@ -28,6 +28,13 @@ struct vpmu_backend_ops {
 			  unsigned pmc, uint64_t value);
 	uint64_t (*read_ctr)(void *ctx, unsigned cpu, const struct vpmu_model *model,
 			     unsigned pmc);
+	/* Optional, for backends whose counters count while the guest runs (perf):
+	 * run_begin is called at the end of a switch-in, once the registers are
+	 * loaded and the guest is about to run; run_end at the start of a
+	 * switch-out, before perfctr's suspend reads the counters, so that what the
+	 * guest counted lands (and overflows are reported) there. */
+	void (*run_begin)(void *ctx, unsigned cpu);
+	void (*run_end)(void *ctx, unsigned cpu);
 };
 
 struct vpmu_backend {
@@ -55,6 +62,27 @@ int vpmu_sim_tick(struct vpmu_sim *sim, unsigned cpu, enum vpmu_event ev,
 		  uint64_t count, enum vpmu_mode mode);
 uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *sim);
 uint64_t vpmu_sim_ctr_writes(const struct vpmu_sim *sim);
+
+/* ---- perf: the sim's register model, counted by each vCPU thread's perf event ----
+ * (ARCHITECTURE.md decision 4; docs/integration.md).  Host CPU slot n is the vCPU
+ * thread that called vpmu_perf_bind(p, n): its task clock (no host PMU) advances
+ * every enabled guest counter whose event has a generic equivalent, one event per
+ * nanosecond of the thread's time inside KVM_RUN (run_begin to run_end).  An
+ * interrupt-enabled counter arms the event's sample period to its overflow
+ * distance; the overflow sends signal `signo` to the bound thread, which makes
+ * KVM_RUN return -EINTR (the VMM unblocks `signo` only inside KVM_RUN, with
+ * KVM_SET_SIGNAL_MASK), and the switch-out that follows raises the PMI. */
+struct vpmu_perf;
+int vpmu_perf_create(unsigned nr_cpus, int signo, struct vpmu_perf **out);
+void vpmu_perf_destroy(struct vpmu_perf *p);
+void vpmu_perf_backend(struct vpmu_perf *p, struct vpmu_backend *out);
+void vpmu_perf_attach(struct vpmu_perf *p, struct vpmu_host *host);
+/* On the vCPU thread that will switch in on slot `cpu`: open its counting event.
+ * -errno (with a message in vpmu_perf_error()) when the host refuses it. */
+int vpmu_perf_bind(struct vpmu_perf *p, unsigned cpu);
+const char *vpmu_perf_error(const struct vpmu_perf *p);
+/* What the counters count: "task-clock" (ns of the vCPU thread in the guest). */
+const char *vpmu_perf_source(const struct vpmu_perf *p);
 
 #ifdef __cplusplus
 }

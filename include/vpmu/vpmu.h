@@ -112,6 +112,7 @@ struct vpmu_model_info {
 	unsigned family, cpumodel, stepping;   /* CPUID identity presented by default */
 	unsigned nr_ctrs, ctr_width;
 	bool overflow_interrupts;              /* perfctr PCINT: PMIs through the LVTPC */
+	bool lvtpc_automask;                   /* PMI delivery sets the LVTPC mask (Intel) */
 	unsigned nr_regs, nr_events, nr_rules;
 };
 int vpmu_model_info(const char *name, struct vpmu_model_info *out);   /* -ENOENT */
@@ -134,12 +135,19 @@ int vpmu_vm_create(struct vpmu_host *host, const struct vpmu_vm_config *cfg,
 		   struct vpmu_vm **out);
 void vpmu_vm_destroy(struct vpmu_vm *vm);          /* destroys its vCPUs too */
 const char *vpmu_vm_model(const struct vpmu_vm *vm);
+/* The CPU the VM presents: the model's vendor string and the CPUID family, model
+ * and stepping (the model's defaults, or what the config chose). */
+void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *family,
+		      unsigned *cpumodel, unsigned *stepping);
+bool vpmu_vm_strict(const struct vpmu_vm *vm);
 int vpmu_vm_totals(const struct vpmu_vm *vm, struct vpmu_totals *out);
 /* Name and description of rule `rule` of the VM's model; NULL if none. */
 const char *vpmu_vm_rule_name(const struct vpmu_vm *vm, unsigned rule);
 
 int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out);
 struct vpmu_vcpu *vpmu_vcpu_get(struct vpmu_vm *vm, unsigned index); /* NULL if none */
+struct vpmu_vm *vpmu_vcpu_vm(const struct vpmu_vcpu *vcpu);
+unsigned vpmu_vcpu_index(const struct vpmu_vcpu *vcpu);
 
 /* Guest register access.  Return 0 (with *fault set) or -EINVAL for a bad argument. */
 int vpmu_reg_write(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * KVM x86 glue: what a VMM calls to put a libvpmu virtual PMU under a KVM guest
+ * (docs/integration.md).  Four calls:
+ *
+ *   vpmu_kvm_vm_setup()    once per VM, before its vCPUs exist: KVM's own vPMU off
+ *                          (KVM_CAP_PMU_CAPABILITY), user-space MSR exits on, and an
+ *                          MSR filter so exactly the PMU MSRs exit to user space;
+ *   vpmu_kvm_vcpu_setup()  once per vCPU, on its thread: the model's CPUID
+ *                          (KVM_SET_CPUID2) and the kick signal's mask (KVM_SET_SIGNAL_MASK);
+ *   vpmu_kvm_vcpu_run()    instead of ioctl(KVM_RUN): injects a pending PMI through
+ *                          the guest's LVTPC, switches the virtual PMU in, runs, switches
+ *                          it out and answers PMU MSR exits itself; returns for any
+ *                          other exit (run->exit_reason) or a kick (-EINTR);
+ *   vpmu_kvm_vcpu_destroy().
+ *
+ * Kicks: the signal `signo` (the one given to the perf backend, and the one a VMM
+ * sends with pthread_kill() to stop a vCPU) stays blocked on the vCPU thread except
+ * inside KVM_RUN, so a kick that arrives between two runs is not lost: the next
+ * KVM_RUN returns at once with -EINTR.  The caller must block it on the vCPU thread
+ * (pthread_sigmask) before vpmu_kvm_vcpu_setup().
+ *
+ * Functions return 0 or a negative errno; on failure `err` (when non-NULL) holds a
+ * message naming the ioctl and what KVM said, and nothing has changed that the
+ * caller must undo.
+ */
+#ifndef VPMU_KVM_X86_H
+#define VPMU_KVM_X86_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vpmu/vpmu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kvm_run;
+struct vpmu_kvm_vcpu;
+
+#define VPMU_KVM_ERRLEN 192
+
+/* IA32_MISC_ENABLE, answered by the glue (the library models PMU registers only). */
+#define VPMU_MSR_MISC_ENABLE 0x1A0u
+
+/* PMI delivery outcomes, per vCPU. */
+struct vpmu_kvm_stats {
+	uint64_t msr_exits;        /* PMU MSR exits answered (reads + writes) */
+	uint64_t msr_faults;       /* of which answered with #GP */
+	uint64_t pmis_fixed;       /* PMIs delivered with the LVTPC's fixed vector */
+	uint64_t pmis_nmi;         /* PMIs delivered as NMIs */
+	uint64_t pmis_masked;      /* PMIs lost: LVTPC masked (the hardware drops them too) */
+	uint64_t pmis_apic_off;    /* PMIs lost: APIC software-disabled (SVR bit 8 clear) */
+	uint64_t kicks;            /* KVM_RUN returns for the kick signal */
+};
+
+/* vm_fd: the KVM VM (with its in-kernel irqchip already created); vm: the
+ * virtual PMU it presents.  Turns KVM's own PMU off where KVM offers that. */
+int vpmu_kvm_vm_setup(int vm_fd, const struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN]);
+
+/* vm_fd: the KVM VM (PMIs go in as MSIs); vcpu_fd and run: the KVM vCPU and its
+ * mapped kvm_run;
+ * vcpu: the libvpmu vCPU; signo: the kick signal (blocked on this thread).
+ * Call on the vCPU's own thread. */
+int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
+			int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN]);
+/* One KVM_RUN with the virtual PMU switched in on host CPU slot `host_cpu`
+ * (the slot must not be in use by another vCPU: one slot per vCPU thread is the
+ * simple choice).  0: run->exit_reason is an exit for the VMM; -EINTR: kicked;
+ * other -errno: KVM_RUN or an injection ioctl failed (message in err). */
+int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN]);
+const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv);
+void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
+
+/* The CPUID leaves the glue presents for the VM's model (for a VMM that builds
+ * its own table): fills up to `max` entries of struct kvm_cpuid_entry2, returns
+ * how many, or -ENOENT for a model without an x86 identity. */
+struct kvm_cpuid_entry2;
+int vpmu_kvm_cpuid_entries(const struct vpmu_vm *vm, unsigned apic_id,
+			   struct kvm_cpuid_entry2 *entries, unsigned max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vpmu-run: a small VMM that boots a flat or multiboot x86 guest under KVM with
+ * a libvpmu virtual PMU (docs/vpmu-run.md; the guest contract is
+ * vmm-glue/guest_abi.h).  One thread per vCPU, each on its own host CPU slot of
+ * the virtual PMU; the serial console on 0x3F8, the exit status on port 0xF4,
+ * test reports (TAP) on port 0xF0, a wall-clock limit, and the per-vCPU and
+ * per-VM accounting at exit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vpmu/backend.h"
+#include "vpmu/kvm_x86.h"
+#include "vpmu/vpmu.h"
+#include "../vmm-glue/guest_abi.h"
+#include "accounting.h"
+#include "guest_boot.h"
+
+#define KICK_SIGNAL SIGUSR1
+#define EXIT_TIMEOUT 124
+#define EXIT_VMM_ERROR 125
+#define MAX_VCPUS 16
+
+struct opts {
+	const char *model, *backend, *image, *append;
+	unsigned vcpus, mem_mb, timeout_s;
+	bool strict, tap;
+};
+
+struct vcpu_ctx {
+	struct run *rn;
+	unsigned index;
+	int fd;
+	struct kvm_run *run;
+	struct vpmu_vcpu *vcpu;
+	struct vpmu_kvm_vcpu *kv;
+	pthread_t thread;
+	char err[VPMU_KVM_ERRLEN];
+};
+
+struct run {
+	struct opts o;
+	int kvm, vm;
+	uint8_t *mem;
+	size_t mem_size;
+	size_t run_size;
+	struct vpmu_host *host;
+	struct vpmu_vm *pvm;
+	struct vpmu_sim *sim;
+	struct vpmu_perf *perf;
+	struct vcpu_ctx cpu[MAX_VCPUS];
+	struct timespec t0;
+	/* The end of the run: the first vCPU to finish (exit port, error) sets it. */
+	pthread_mutex_t lock;
+	pthread_cond_t done_cv;
+	bool done;
+	int status;
+	char why[256];
+	unsigned cases, failed_cases;
+	FILE *console;   /* serial output: stdout, or stderr in --tap mode */
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: vpmu-run [--model M] [--vcpus N] [--strict] [--backend perf|sim] [--mem MB]\n"
+		"                [--timeout S] [--tap] [--append WORDS] IMAGE\n"
+		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot with the a.out kludge) under\n"
+		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them).\n"
+		"  Exit status: the guest's (port 0xF4), 124 on --timeout (default 60 s), 125 on a\n"
+		"  VMM or KVM error, 2 on usage errors.\n");
+	exit(2);
+}
+
+static unsigned parse_uint(const char *s, const char *what, unsigned lo, unsigned hi)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || !*s || v < lo || v > hi) {
+		fprintf(stderr, "vpmu-run: %s must be a number from %u to %u, not '%s'\n", what, lo, hi, s);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	*o = (struct opts){ .model = "p6", .backend = "perf", .append = "", .vcpus = 1,
+			    .mem_mb = 64, .timeout_s = 60 };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool more = i + 1 < argc;
+		if (!strcmp(a, "--model") && more)
+			o->model = argv[++i];
+		else if (!strcmp(a, "--vcpus") && more)
+			o->vcpus = parse_uint(argv[++i], "--vcpus", 1, MAX_VCPUS);
+		else if (!strcmp(a, "--mem") && more)
+			o->mem_mb = parse_uint(argv[++i], "--mem", 2, 3072);
+		else if (!strcmp(a, "--timeout") && more)
+			o->timeout_s = parse_uint(argv[++i], "--timeout", 1, 86400);
+		else if (!strcmp(a, "--backend") && more)
+			o->backend = argv[++i];
+		else if (!strcmp(a, "--append") && more)
+			o->append = argv[++i];
+		else if (!strcmp(a, "--strict"))
+			o->strict = true;
+		else if (!strcmp(a, "--tap"))
+			o->tap = true;
+		else if (a[0] == '-' || o->image)
+			usage();
+		else
+			o->image = a;
+	}
+	if (!o->image)
+		usage();
+	if (strcmp(o->backend, "perf") && strcmp(o->backend, "sim")) {
+		fprintf(stderr, "vpmu-run: --backend must be perf or sim, not '%s'\n", o->backend);
+		exit(2);
+	}
+	if (vpmu_model_description(o->model) == NULL) {
+		fprintf(stderr, "vpmu-run: unknown model '%s' (vpmu-events lists the models)\n", o->model);
+		exit(2);
+	}
+}
+
+/* Ends the run with `status` (the first caller wins) and kicks every vCPU. */
+static void finish(struct run *rn, int status, const char *fmt, ...)
+{
+	pthread_mutex_lock(&rn->lock);
+	if (!rn->done) {
+		rn->done = true;
+		rn->status = status;
+		if (fmt) {
+			va_list ap;
+			va_start(ap, fmt);
+			vsnprintf(rn->why, sizeof(rn->why), fmt, ap);
+			va_end(ap);
+		}
+		pthread_cond_broadcast(&rn->done_cv);
+	}
+	pthread_mutex_unlock(&rn->lock);
+	for (unsigned i = 0; i < rn->o.vcpus; i++)
+		if (rn->cpu[i].thread)
+			pthread_kill(rn->cpu[i].thread, KICK_SIGNAL);
+}
+
+static bool run_done(struct run *rn)
+{
+	pthread_mutex_lock(&rn->lock);
+	bool d = rn->done;
+	pthread_mutex_unlock(&rn->lock);
+	return d;
+}
+
+/* A guest string: NUL-terminated within guest memory and VPMU_UCALL_STR_MAX. */
+static const char *guest_str(struct run *rn, uint32_t gpa)
+{
+	if (gpa >= rn->mem_size)
+		return NULL;
+	size_t max = rn->mem_size - gpa < VPMU_UCALL_STR_MAX ? rn->mem_size - gpa : VPMU_UCALL_STR_MAX;
+	const char *s = (const char *)rn->mem + gpa;
+	return memchr(s, '\0', max) ? s : NULL;
+}
+
+static double elapsed_s(const struct run *rn)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - rn->t0.tv_sec) + (double)(t.tv_nsec - rn->t0.tv_nsec) / 1e9;
+}
+
+static void ucall(struct vcpu_ctx *c, uint32_t gpa)
+{
+	struct run *rn = c->rn;
+	struct vpmu_ucall u;
+	if (gpa > rn->mem_size || rn->mem_size - gpa < sizeof(u)) {
+		finish(rn, EXIT_VMM_ERROR, "vCPU %u: ucall record at 0x%x is outside guest memory",
+		       c->index, gpa);
+		return;
+	}
+	memcpy(&u, rn->mem + gpa, sizeof(u));
+	const char *s = guest_str(rn, u.str);
+	if (!s) {
+		finish(rn, EXIT_VMM_ERROR, "vCPU %u: ucall string at 0x%x is not NUL-terminated in "
+		       "guest memory", c->index, u.str);
+		return;
+	}
+	pthread_mutex_lock(&rn->lock);
+	switch (u.cmd) {
+	case VPMU_UCALL_DIAG:
+		printf("# %s\n", s);
+		break;
+	case VPMU_UCALL_CASE:
+		rn->cases++;
+		rn->failed_cases += u.arg == VPMU_CASE_FAIL;
+		printf("%s %u - %s\n", u.arg == VPMU_CASE_FAIL ? "not ok" : "ok", rn->cases, s);
+		break;
+	case VPMU_UCALL_MARK: {
+		uint64_t mask;
+		struct vpmu_totals t;
+		vpmu_vcpu_totals(c->vcpu, &t);
+		printf("# mark vCPU %u %s: guest value %" PRIu64 ", host %.6f s, PMIs raised %" PRIu64
+		       "%s\n", c->index, s, u.arg, elapsed_s(rn), t.pmis,
+		       vpmu_vcpu_pmi_pending(c->vcpu, &mask) ? " (one pending)" : "");
+		break;
+	}
+	default:
+		printf("# vCPU %u: unknown ucall %u ignored\n", c->index, u.cmd);
+	}
+	fflush(stdout);
+	pthread_mutex_unlock(&rn->lock);
+}
+
+/* Port I/O: a PC with a serial port, the exit port and the test port only. */
+static void handle_io(struct vcpu_ctx *c)
+{
+	struct kvm_run *run = c->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	uint16_t port = run->io.port;
+	for (uint32_t k = 0; k < run->io.count; k++, data += run->io.size) {
+		uint32_t v = 0;
+		memcpy(&v, data, run->io.size < 4 ? run->io.size : 4);
+		if (run->io.direction == KVM_EXIT_IO_IN) {
+			/* 16550 line status: transmitter empty and ready (guest_abi.h). */
+			uint32_t in = port == VPMU_PORT_SERIAL + 5 ? 0x60 : 0xFFFFFFFF;
+			memcpy(data, &in, run->io.size < 4 ? run->io.size : 4);
+		} else if (port == VPMU_PORT_SERIAL) {
+			pthread_mutex_lock(&c->rn->lock);
+			fputc((int)(v & 0xFF), c->rn->console);
+			if ((v & 0xFF) == '\n')
+				fflush(c->rn->console);
+			pthread_mutex_unlock(&c->rn->lock);
+		} else if (port == VPMU_PORT_EXIT) {
+			finish(c->rn, (int)(v & 0xFF), NULL);
+		} else if (port == VPMU_PORT_UCALL && run->io.size == 4) {
+			ucall(c, v);
+		}
+	}
+}
+
+static void report_exit(struct vcpu_ctx *c)
+{
+	struct kvm_run *run = c->run;
+	struct kvm_regs r;
+	memset(&r, 0, sizeof(r));
+	ioctl(c->fd, KVM_GET_REGS, &r);
+	switch (run->exit_reason) {
+	case KVM_EXIT_SHUTDOWN:
+		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: guest shut down (triple fault) at EIP 0x%llx",
+		       c->index, (unsigned long long)r.rip);
+		break;
+	case KVM_EXIT_INTERNAL_ERROR:
+		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: KVM internal error, suberror %u, at EIP 0x%llx",
+		       c->index, run->internal.suberror, (unsigned long long)r.rip);
+		break;
+	case KVM_EXIT_FAIL_ENTRY:
+		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: VM entry failed, reason 0x%llx", c->index,
+		       (unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+		break;
+	default:
+		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: unexpected KVM exit %u at EIP 0x%llx",
+		       c->index, run->exit_reason, (unsigned long long)r.rip);
+	}
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu_ctx *c = arg;
+	struct run *rn = c->rn;
+	if (rn->perf && vpmu_perf_bind(rn->perf, c->index) < 0) {
+		finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, vpmu_perf_error(rn->perf));
+		return NULL;
+	}
+	if (vpmu_kvm_vcpu_setup(rn->vm, c->fd, c->run, c->vcpu, KICK_SIGNAL, &c->kv, c->err) < 0) {
+		finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
+		return NULL;
+	}
+	while (!run_done(rn)) {
+		int r = vpmu_kvm_vcpu_run(c->kv, c->index, c->err);
+		if (r == -EINTR)
+			continue;
+		if (r < 0) {
+			finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
+			break;
+		}
+		switch (c->run->exit_reason) {
+		case KVM_EXIT_IO:
+			handle_io(c);
+			break;
+		case KVM_EXIT_MMIO: /* nothing is mapped there: reads see all-ones */
+			if (!c->run->mmio.is_write)
+				memset(c->run->mmio.data, 0xFF, sizeof(c->run->mmio.data));
+			break;
+		case KVM_EXIT_HLT: /* a halted vCPU with the in-kernel LAPIC does not exit */
+			break;
+		default:
+			report_exit(c);
+		}
+	}
+	return NULL;
+}
+
+static void kick_handler(int sig) { (void)sig; }
+
+static int die(struct run *rn, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "vpmu-run: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	(void)rn;
+	return EXIT_VMM_ERROR;
+}
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct stat st;
+	uint8_t *buf = NULL;
+	if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (buf = malloc((size_t)st.st_size)) &&
+	    fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		*size = (size_t)st.st_size;
+	fclose(f);
+	return buf;
+}
+
+/* The library side: host with the chosen backend, the VM and its vCPUs. */
+static int setup_pmu(struct run *rn)
+{
+	struct vpmu_backend be;
+	int r;
+	if (!strcmp(rn->o.backend, "perf")) {
+		r = vpmu_perf_create(rn->o.vcpus, KICK_SIGNAL, &rn->perf);
+		if (r == 0)
+			vpmu_perf_backend(rn->perf, &be);
+	} else {
+		r = vpmu_sim_create(rn->o.vcpus, &rn->sim);
+		if (r == 0)
+			vpmu_sim_backend(rn->sim, &be);
+	}
+	if (r == 0)
+		r = vpmu_host_create(&be, rn->o.vcpus, &rn->host);
+	if (r < 0)
+		return die(rn, "creating the %s backend: %s", rn->o.backend, strerror(-r));
+	if (rn->perf)
+		vpmu_perf_attach(rn->perf, rn->host);
+	if (rn->sim)
+		vpmu_sim_attach(rn->sim, rn->host);
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	cfg.model = rn->o.model;
+	cfg.flags = rn->o.strict ? VPMU_VM_STRICT : 0;
+	if ((r = vpmu_vm_create(rn->host, &cfg, &rn->pvm)) < 0)
+		return die(rn, "vpmu_vm_create(%s): %s", rn->o.model, strerror(-r));
+	for (unsigned i = 0; i < rn->o.vcpus; i++)
+		if ((r = vpmu_vcpu_create(rn->pvm, i, &rn->cpu[i].vcpu)) < 0)
+			return die(rn, "vpmu_vcpu_create(%u): %s", i, strerror(-r));
+	return 0;
+}
+
+/* The KVM side: VM, memory, irqchip, the PMU glue, vCPUs at the entry point. */
+static int setup_kvm(struct run *rn, const struct guest_image *img)
+{
+	char err[VPMU_KVM_ERRLEN];
+	rn->kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (rn->kvm < 0)
+		return die(rn, "/dev/kvm: %s (scripts/kvm-env runs programs under a KVM where "
+			   "this machine has none)", strerror(errno));
+	rn->vm = ioctl(rn->kvm, KVM_CREATE_VM, 0);
+	if (rn->vm < 0)
+		return die(rn, "KVM_CREATE_VM: %s", strerror(errno));
+	ioctl(rn->vm, KVM_SET_TSS_ADDR, 0xFFFBD000ul); /* VMX needs it; SVM ignores it */
+	struct kvm_userspace_memory_region region = {
+		.slot = 0, .guest_phys_addr = 0, .memory_size = rn->mem_size,
+		.userspace_addr = (uint64_t)(uintptr_t)rn->mem,
+	};
+	if (ioctl(rn->vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+		return die(rn, "KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
+	if (ioctl(rn->vm, KVM_CREATE_IRQCHIP, 0) < 0)
+		return die(rn, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
+	if (vpmu_kvm_vm_setup(rn->vm, rn->pvm, err) < 0)
+		return die(rn, "%s", err);
+	int rs = ioctl(rn->kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (rs <= 0)
+		return die(rn, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
+	rn->run_size = (size_t)rs;
+	for (unsigned i = 0; i < rn->o.vcpus; i++) {
+		struct vcpu_ctx *c = &rn->cpu[i];
+		c->rn = rn;
+		c->index = i;
+		c->fd = ioctl(rn->vm, KVM_CREATE_VCPU, (unsigned long)i);
+		if (c->fd < 0)
+			return die(rn, "KVM_CREATE_VCPU %u: %s", i, strerror(errno));
+		c->run = mmap(NULL, rn->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+		if (c->run == MAP_FAILED) {
+			c->run = NULL;
+			return die(rn, "mmap of vCPU %u's kvm_run: %s", i, strerror(errno));
+		}
+		if (guest_enter_protected_mode(c->fd, img, err, sizeof(err)) < 0)
+			return die(rn, "vCPU %u: %s", i, err);
+	}
+	return 0;
+}
+
+static void print_accounting(struct run *rn)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	fprintf(m, "backend: %s (%s)\n", rn->o.backend,
+		rn->perf ? vpmu_perf_source(rn->perf) : "counts nothing: no ticks outside traces");
+	accounting_print_vm(m, "guest", rn->pvm);
+	for (unsigned i = 0; i < rn->o.vcpus; i++) {
+		if (!rn->cpu[i].kv)
+			continue;
+		const struct vpmu_kvm_stats *s = vpmu_kvm_vcpu_stats(rn->cpu[i].kv);
+		fprintf(m, "  vCPU %u KVM: msr-exits=%" PRIu64 " msr-faults=%" PRIu64
+			" pmis-fixed=%" PRIu64 " pmis-nmi=%" PRIu64 " pmis-lost-masked=%" PRIu64
+			" pmis-lost-apic-off=%" PRIu64 " kicks=%" PRIu64 "\n", i, s->msr_exits,
+			s->msr_faults, s->pmis_fixed, s->pmis_nmi, s->pmis_masked, s->pmis_apic_off,
+			s->kicks);
+	}
+	fclose(m);
+	/* In TAP mode the accounting is commentary. */
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		printf("%s%s\n", rn->o.tap ? "# " : "", line);
+	free(buf);
+}
+
+static void cleanup(struct run *rn)
+{
+	for (unsigned i = 0; i < rn->o.vcpus; i++) {
+		vpmu_kvm_vcpu_destroy(rn->cpu[i].kv);
+		if (rn->cpu[i].run)
+			munmap(rn->cpu[i].run, rn->run_size);
+		if (rn->cpu[i].fd > 0)
+			close(rn->cpu[i].fd);
+	}
+	if (rn->vm >= 0)
+		close(rn->vm);
+	if (rn->kvm >= 0)
+		close(rn->kvm);
+	if (rn->mem)
+		munmap(rn->mem, rn->mem_size);
+	vpmu_vm_destroy(rn->pvm);
+	vpmu_host_destroy(rn->host);
+	vpmu_perf_destroy(rn->perf);
+	vpmu_sim_destroy(rn->sim);
+}
+
+static int boot(struct run *rn)
+{
+	size_t size = 0;
+	uint8_t *data = read_file(rn->o.image, &size);
+	if (!data)
+		return die(rn, "cannot read guest image %s: %s", rn->o.image,
+			   errno ? strerror(errno) : "empty file");
+	char cmdline[GUEST_CMDLINE_MAX + 64], err[256];
+	snprintf(cmdline, sizeof(cmdline), "model=%s vcpus=%u strict=%d backend=%s%s%s", rn->o.model,
+		 rn->o.vcpus, rn->o.strict, rn->o.backend, *rn->o.append ? " " : "", rn->o.append);
+	struct guest_image img;
+	int r = guest_load(rn->mem, rn->mem_size, data, size, cmdline, &img, err, sizeof(err));
+	free(data);
+	if (r < 0)
+		return die(rn, "%s: %s", rn->o.image, err);
+	if ((r = setup_pmu(rn)) || (r = setup_kvm(rn, &img)))
+		return r;
+
+	clock_gettime(CLOCK_MONOTONIC, &rn->t0);
+	for (unsigned i = 0; i < rn->o.vcpus; i++)
+		if (pthread_create(&rn->cpu[i].thread, NULL, vcpu_thread, &rn->cpu[i]))
+			return die(rn, "cannot start vCPU thread %u", i);
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += rn->o.timeout_s;
+	pthread_mutex_lock(&rn->lock);
+	while (!rn->done)
+		if (pthread_cond_timedwait(&rn->done_cv, &rn->lock, &deadline) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&rn->lock);
+	/* A guest spinning without exits never leaves KVM_RUN by itself: the kick does. */
+	finish(rn, EXIT_TIMEOUT, "TIMEOUT: the guest did not finish within %u s", rn->o.timeout_s);
+	for (unsigned i = 0; i < rn->o.vcpus; i++)
+		pthread_join(rn->cpu[i].thread, NULL);
+	fflush(rn->console);
+	if (rn->o.tap || rn->cases)
+		printf("1..%u\n", rn->cases);
+	print_accounting(rn);
+	if (*rn->why)
+		fprintf(stderr, "vpmu-run: %s\n", rn->why);
+	return rn->status;
+}
+
+int main(int argc, char **argv)
+{
+	static struct run rn;
+	parse_args(argc, argv, &rn.o);
+	rn.kvm = rn.vm = -1;
+	rn.console = rn.o.tap ? stderr : stdout;
+	pthread_mutex_init(&rn.lock, NULL);
+	pthread_cond_init(&rn.done_cv, NULL);
+
+	/* The kick signal is blocked everywhere but inside KVM_RUN (kvm_x86.h); its
+	 * handler does nothing, it only has to interrupt KVM_RUN. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = kick_handler;
+	sigaction(KICK_SIGNAL, &sa, NULL);
+	sigset_t kick;
+	sigemptyset(&kick);
+	sigaddset(&kick, KICK_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &kick, NULL);
+
+	rn.mem_size = (size_t)rn.o.mem_mb << 20;
+	rn.mem = mmap(NULL, rn.mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		      MAP_NORESERVE, -1, 0);
+	int status;
+	if (rn.mem == MAP_FAILED) {
+		rn.mem = NULL;
+		status = die(&rn, "cannot map %u MiB of guest memory: %s", rn.o.mem_mb, strerror(errno));
+	} else {
+		status = boot(&rn);
+	}
+	cleanup(&rn);
+	return status;
+}

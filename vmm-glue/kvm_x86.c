@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * KVM x86 glue (include/vpmu/kvm_x86.h, docs/integration.md): user-space MSR
+ * exits answered by libvpmu, and virtual PMIs injected through the guest's LVTPC.
+ * The KVM facts it relies on are in ../shared/reference/kvm-facts.md; KVM's
+ * selftest x86/userspace_msr_exit_test.c is the reference for the exit path.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "vpmu/kvm_x86.h"
+
+/* LAPIC register offsets in the KVM_GET_LAPIC page and LVT fields (SDM vol 3
+ * 10.5.1; kvm-facts.md "Injecting the PMI"). */
+#define APIC_ID      0x020
+#define APIC_SVR     0x0F0
+#define APIC_LVTPC   0x340
+#define SVR_ENABLE   (1u << 8)
+#define LVT_MASKED   (1u << 16)
+#define LVT_DM(v)    (((v) >> 8) & 7u)
+#define LVT_DM_FIXED 0u
+#define LVT_DM_NMI   4u
+
+/* Every PMU MSR of the legacy x86 families: a model answers the ones it owns and
+ * faults the rest, so a guest probing another family's registers (Linux's
+ * check_hw_exists(), perfctr's detection) sees #GP exactly as on the real CPU,
+ * and `generic` faults them all (seed 000 "Generic"). */
+static const uint32_t legacy_pmu_msrs[] = {
+	0x11, 0x12, 0x13,                       /* P5 CESR, CTR0, CTR1 (facts 1a) */
+	0xC1, 0xC2, 0x186, 0x187,               /* P6 PERFCTR0/1, EVNTSEL0/1 */
+	0xC0010000, 0xC0010001, 0xC0010002, 0xC0010003, /* K7/K8 PERFEVTSEL0-3 */
+	0xC0010004, 0xC0010005, 0xC0010006, 0xC0010007, /* K7/K8 PERFCTR0-3 */
+	VPMU_MSR_MISC_ENABLE,
+};
+
+/* Filter ranges: at most 16 (kvm-facts.md); one range's bitmap spans at most
+ * this many MSRs, so far-apart groups get ranges of their own. */
+#define FILTER_SPAN 256
+#define MAX_FILTER_MSRS 128
+
+struct vpmu_kvm_vcpu {
+	int vm_fd;
+	int vcpu_fd;
+	struct kvm_run *run;
+	struct vpmu_vcpu *vcpu;
+	const struct vpmu_vm *vm;
+	int signo;               /* the kick signal */
+	bool automask;           /* Intel-compatible: PMI delivery masks LVTPC */
+	bool has_misc_enable;
+	uint64_t misc_enable;
+	struct vpmu_kvm_stats stats;
+};
+
+static int fail(char *err, int e, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(err, VPMU_KVM_ERRLEN, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && n < VPMU_KVM_ERRLEN)
+			snprintf(err + n, (size_t)(VPMU_KVM_ERRLEN - n), ": %s", strerror(e));
+	}
+	return -e;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The MSRs that must exit: the model's own and the legacy set, sorted, unique. */
+static unsigned filter_msrs(const struct vpmu_vm *vm, uint32_t *msrs)
+{
+	unsigned n = vpmu_vm_regs(vm, VPMU_SPACE_MSR, msrs, MAX_FILTER_MSRS);
+	if (n > MAX_FILTER_MSRS)
+		n = MAX_FILTER_MSRS;
+	for (size_t i = 0; i < sizeof(legacy_pmu_msrs) / sizeof(legacy_pmu_msrs[0]) &&
+			   n < MAX_FILTER_MSRS; i++)
+		msrs[n++] = legacy_pmu_msrs[i];
+	qsort(msrs, n, sizeof(*msrs), cmp_u32);
+	unsigned u = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (u == 0 || msrs[u - 1] != msrs[i])
+			msrs[u++] = msrs[i];
+	return u;
+}
+
+static int set_msr_filter(int vm_fd, const struct vpmu_vm *vm, char *err)
+{
+	uint32_t msrs[MAX_FILTER_MSRS];
+	static uint8_t bitmaps[KVM_MSR_FILTER_MAX_RANGES][FILTER_SPAN / 8];
+	struct kvm_msr_filter f;
+	memset(&f, 0, sizeof(f));
+	f.flags = KVM_MSR_FILTER_DEFAULT_ALLOW;
+	unsigned n = filter_msrs(vm, msrs), r = 0;
+	for (unsigned i = 0; i < n;) {
+		if (r == KVM_MSR_FILTER_MAX_RANGES)
+			return fail(err, ENOSPC, "MSR filter: the model's MSRs need more than %d ranges",
+				    KVM_MSR_FILTER_MAX_RANGES);
+		/* A clear bit denies the access to KVM, which makes it exit to us. */
+		memset(bitmaps[r], 0xff, sizeof(bitmaps[r]));
+		uint32_t base = msrs[i], last = base;
+		for (; i < n && msrs[i] - base < FILTER_SPAN; i++) {
+			bitmaps[r][(msrs[i] - base) / 8] &= (uint8_t)~(1u << ((msrs[i] - base) % 8));
+			last = msrs[i];
+		}
+		f.ranges[r].flags = KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE;
+		f.ranges[r].base = base;
+		f.ranges[r].nmsrs = last - base + 1;
+		f.ranges[r].bitmap = bitmaps[r];
+		r++;
+	}
+	if (ioctl(vm_fd, KVM_X86_SET_MSR_FILTER, &f) < 0)
+		return fail(err, errno, "KVM_X86_SET_MSR_FILTER");
+	return 0;
+}
+
+int vpmu_kvm_vm_setup(int vm_fd, const struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
+{
+	if (vm_fd < 0 || !vm)
+		return fail(err, EINVAL, "vpmu_kvm_vm_setup: bad VM");
+	/* KVM's own PMU would answer the PMU MSRs itself and own RDPMC; where it can
+	 * be turned off per VM, turn it off (it must happen before any vCPU exists).
+	 * 0 from the check means KVM's PMU is already off (no host PMU, or
+	 * kvm.enable_pmu=N), as in the nested tier. */
+	int caps = ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_PMU_CAPABILITY);
+	if (caps > 0 && (caps & KVM_PMU_CAP_DISABLE)) {
+		struct kvm_enable_cap c = { .cap = KVM_CAP_PMU_CAPABILITY,
+					    .args = { KVM_PMU_CAP_DISABLE } };
+		if (ioctl(vm_fd, KVM_ENABLE_CAP, &c) < 0)
+			return fail(err, errno, "KVM_ENABLE_CAP(KVM_CAP_PMU_CAPABILITY, DISABLE)");
+	}
+	if (ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
+		return fail(err, ENOTSUP, "KVM_CAP_X86_USER_SPACE_MSR is not offered by this KVM");
+	struct kvm_enable_cap c = { .cap = KVM_CAP_X86_USER_SPACE_MSR,
+				    .args = { KVM_MSR_EXIT_REASON_FILTER } };
+	if (ioctl(vm_fd, KVM_ENABLE_CAP, &c) < 0)
+		return fail(err, errno, "KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR)");
+	return set_msr_filter(vm_fd, vm, err);
+}
+
+/* IA32_MISC_ENABLE exists on the P4 and on the family-6 parts from the Pentium M
+ * on, with bit 7 (performance monitoring available) set on those that Linux's
+ * drivers require it of (facts 1a); a P6 or any non-Intel model of this project
+ * has no such MSR, so RDMSR 0x1A0 raises #GP there as on the real CPU. */
+static bool misc_enable_exists(const struct vpmu_vm *vm, uint64_t *reset)
+{
+	static const uint8_t emon_models[] = { 9, 13, 14, 15, 22, 23, 26, 28, 29, 30, 37, 42, 44, 46 };
+	const char *vendor;
+	unsigned family, cpumodel, stepping;
+	vpmu_vm_identity(vm, &vendor, &family, &cpumodel, &stepping);
+	if (strcmp(vendor, "GenuineIntel") != 0)
+		return false;
+	bool emon = family == 15;
+	for (size_t i = 0; family == 6 && i < sizeof(emon_models); i++)
+		emon |= cpumodel == emon_models[i];
+	/* b7 PERF_AVAIL, b11 BTS_UNAVAIL, b12 PEBS_UNAVAIL: no BTS/PEBS emulated. */
+	*reset = (1u << 7) | (1u << 11) | (1u << 12);
+	return emon;
+}
+
+int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
+			int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN])
+{
+	if (vm_fd < 0 || vcpu_fd < 0 || !run || !vcpu || !out)
+		return fail(err, EINVAL, "vpmu_kvm_vcpu_setup: bad argument");
+	struct vpmu_kvm_vcpu *kv = calloc(1, sizeof(*kv));
+	if (!kv)
+		return fail(err, ENOMEM, "vpmu_kvm_vcpu_setup");
+	kv->vm_fd = vm_fd;
+	kv->vcpu_fd = vcpu_fd;
+	kv->run = run;
+	kv->vcpu = vcpu;
+	kv->signo = signo;
+	kv->vm = vpmu_vcpu_vm(vcpu);
+	struct vpmu_model_info mi;
+	vpmu_model_info(vpmu_vm_model(kv->vm), &mi);
+	kv->automask = mi.lvtpc_automask;
+	kv->has_misc_enable = misc_enable_exists(kv->vm, &kv->misc_enable);
+
+	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
+	struct {
+		struct kvm_cpuid2 c;
+		struct kvm_cpuid_entry2 e[8];
+	} cpuid;
+	memset(&cpuid, 0, sizeof(cpuid));
+	int n = vpmu_kvm_cpuid_entries(kv->vm, vpmu_vcpu_index(vcpu), cpuid.e, 8);
+	if (n < 0) {
+		free(kv);
+		return fail(err, -n, "no x86 CPUID for model %s", vpmu_vm_model(vpmu_vcpu_vm(vcpu)));
+	}
+	cpuid.c.nent = (uint32_t)n;
+	if (ioctl(vcpu_fd, KVM_SET_CPUID2, &cpuid) < 0) {
+		int e = errno;
+		free(kv);
+		return fail(err, e, "KVM_SET_CPUID2");
+	}
+
+	/* The kick signal is unblocked only inside KVM_RUN (see kvm_x86.h). */
+	sigset_t cur;
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	sigdelset(&cur, signo);
+	struct {
+		struct kvm_signal_mask m;
+		uint8_t set[8];   /* the kernel's sigset_t is 64 bits on x86-64 */
+	} mask;
+	mask.m.len = 8;
+	memcpy(mask.set, &cur, 8);
+	if (ioctl(vcpu_fd, KVM_SET_SIGNAL_MASK, &mask) < 0) {
+		int e = errno;
+		free(kv);
+		return fail(err, e, "KVM_SET_SIGNAL_MASK");
+	}
+	*out = kv;
+	return 0;
+}
+
+void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv) { free(kv); }
+
+const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv)
+{
+	return &kv->stats;
+}
+
+static uint32_t lapic_reg(const struct kvm_lapic_state *s, unsigned off)
+{
+	uint32_t v;
+	memcpy(&v, s->regs + off, sizeof(v));
+	return v;
+}
+
+/* Deliver the pending PMI as the guest's LVTPC says (kvm-facts.md; ARCHITECTURE
+ * decision 6).  A PMI that the hardware would not deliver (APIC software-
+ * disabled, LVTPC masked) is dropped, as it is lost on the real CPU. */
+static int inject_pmi(struct vpmu_kvm_vcpu *kv, char *err)
+{
+	struct kvm_lapic_state s;
+	if (ioctl(kv->vcpu_fd, KVM_GET_LAPIC, &s) < 0)
+		return fail(err, errno, "KVM_GET_LAPIC");
+	vpmu_vcpu_pmi_ack(kv->vcpu);
+	uint32_t lvtpc = lapic_reg(&s, APIC_LVTPC);
+	if (!(lapic_reg(&s, APIC_SVR) & SVR_ENABLE)) {
+		kv->stats.pmis_apic_off++;
+		return 0;
+	}
+	if (lvtpc & LVT_MASKED) {
+		kv->stats.pmis_masked++;
+		return 0;
+	}
+	/* Intel-compatible CPUs mask LVTPC on delivery and the handler unmasks it;
+	 * KVM does not do it for an injected PMI, so do it first (KVM_SET_LAPIC
+	 * rewrites the whole page, IRR included, so it must precede the MSI). */
+	if (kv->automask) {
+		uint32_t masked = lvtpc | LVT_MASKED;
+		memcpy(s.regs + APIC_LVTPC, &masked, sizeof(masked));
+		if (ioctl(kv->vcpu_fd, KVM_SET_LAPIC, &s) < 0)
+			return fail(err, errno, "KVM_SET_LAPIC (LVTPC mask)");
+	}
+	switch (LVT_DM(lvtpc)) {
+	case LVT_DM_NMI:
+		if (ioctl(kv->vcpu_fd, KVM_NMI) < 0)
+			return fail(err, errno, "KVM_NMI");
+		kv->stats.pmis_nmi++;
+		return 0;
+	case LVT_DM_FIXED: {
+		/* In xAPIC mode KVM's LAPIC page holds the id in bits 24-31. */
+		uint32_t apic_id = lapic_reg(&s, APIC_ID) >> 24;
+		struct kvm_msi msi = { .address_lo = 0xFEE00000u | apic_id << 12,
+				       .data = lvtpc & 0xFF };
+		if (ioctl(kv->vm_fd, KVM_SIGNAL_MSI, &msi) < 0)
+			return fail(err, errno, "KVM_SIGNAL_MSI (vector 0x%x)", lvtpc & 0xFF);
+		kv->stats.pmis_fixed++;
+		return 0;
+	}
+	default: /* SMI, INIT, ExtINT: not a PMI delivery the models support */
+		kv->stats.pmis_masked++;
+		return 0;
+	}
+}
+
+/* IA32_MISC_ENABLE on the models that have it: the PMU-related bits are read-only
+ * (no BTS/PEBS to enable); the rest keep what the guest writes. */
+static bool misc_enable_access(struct vpmu_kvm_vcpu *kv, bool write, uint64_t *data)
+{
+	const uint64_t ro = (1u << 7) | (1u << 11) | (1u << 12);
+	if (!kv->has_misc_enable)
+		return false;
+	if (write)
+		kv->misc_enable = (kv->misc_enable & ro) | (*data & ~ro);
+	else
+		*data = kv->misc_enable;
+	return true;
+}
+
+/* A PMU MSR exit (the filter sends only those): libvpmu answers it; a fault
+ * becomes msr.error, which KVM turns into #GP in the guest. */
+static void answer_msr(struct vpmu_kvm_vcpu *kv)
+{
+	struct kvm_run *run = kv->run;
+	bool write = run->exit_reason == KVM_EXIT_X86_WRMSR;
+	enum vpmu_fault f = VPMU_FAULT_NONE;
+	uint64_t data = run->msr.data;
+	if (run->msr.index == VPMU_MSR_MISC_ENABLE) {
+		if (!misc_enable_access(kv, write, &data))
+			f = VPMU_FAULT_NO_REG;
+	} else if (write) {
+		if (vpmu_reg_write(kv->vcpu, VPMU_SPACE_MSR, run->msr.index, data, &f) < 0)
+			f = VPMU_FAULT_NO_REG;
+	} else if (vpmu_reg_read(kv->vcpu, VPMU_SPACE_MSR, run->msr.index, &data, &f) < 0) {
+		f = VPMU_FAULT_NO_REG;
+	}
+	if (!write)
+		run->msr.data = f ? 0 : data;
+	run->msr.error = f != VPMU_FAULT_NONE;
+	kv->stats.msr_exits++;
+	kv->stats.msr_faults += f != VPMU_FAULT_NONE;
+}
+
+int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN])
+{
+	for (;;) {
+		if (vpmu_vcpu_pmi_pending(kv->vcpu, NULL)) {
+			int r = inject_pmi(kv, err);
+			if (r < 0)
+				return r;
+		}
+		int r = vpmu_vcpu_switch_in(kv->vcpu, host_cpu);
+		if (r < 0)
+			return fail(err, -r, "vpmu_vcpu_switch_in(host CPU %u)", host_cpu);
+		int rr = ioctl(kv->vcpu_fd, KVM_RUN, 0);
+		int e = errno;
+		/* Out before anything else: the counts of this run land here, and an
+		 * overflow among them raises the PMI injected on the next entry. */
+		vpmu_vcpu_switch_out(kv->vcpu);
+		if (rr < 0) {
+			if (e == EINTR) {
+				/* Consume the kick (it stays pending while blocked, and
+				 * would end the next KVM_RUN at once); the caller decides
+				 * whether to run again. */
+				sigset_t kick;
+				struct timespec zero = { 0, 0 };
+				sigemptyset(&kick);
+				sigaddset(&kick, kv->signo);
+				while (sigtimedwait(&kick, NULL, &zero) > 0)
+					;
+				kv->stats.kicks++;
+				return -EINTR;
+			}
+			return fail(err, e, "KVM_RUN");
+		}
+		if (kv->run->exit_reason != KVM_EXIT_X86_RDMSR &&
+		    kv->run->exit_reason != KVM_EXIT_X86_WRMSR)
+			return 0;
+		answer_msr(kv);
+	}
+}
