@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CPUID the KVM glue presents per model (vmm-glue/kvm_cpuid.c).  Expected
+ * signatures are the CPUID.1:EAX encoding of the processors' documented
+ * family/model/stepping (Intel SDM vol 2 CPUID, "Version Information": stepping
+ * 3:0, model 7:4, family 11:8, extended model 19:16, extended family 27:20 used
+ * only for family 0Fh), for the identities the model pages give.
+ */
+#include <linux/kvm.h>
+#include <string.h>
+
+#include "tap.h"
+#include "vpmu/backend.h"
+#include "vpmu/kvm_x86.h"
+#include "vpmu/vpmu.h"
+
+static struct vpmu_host *host;
+
+static struct vpmu_vm *vm_of(const char *model, int cpumodel)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *vm = NULL;
+	cfg.model = model;
+	cfg.cpumodel = cpumodel;
+	vpmu_vm_create(host, &cfg, &vm);
+	return vm;
+}
+
+static const struct kvm_cpuid_entry2 *leaf(const struct kvm_cpuid_entry2 *e, int n, uint32_t fn)
+{
+	for (int i = 0; i < n; i++)
+		if (e[i].function == fn)
+			return &e[i];
+	return NULL;
+}
+
+static void vendor_of(const struct kvm_cpuid_entry2 *e, char out[13])
+{
+	memcpy(out, &e->ebx, 4);
+	memcpy(out + 4, &e->edx, 4);
+	memcpy(out + 8, &e->ecx, 4);
+	out[12] = 0;
+}
+
+#define CPUID_APIC (1u << 9)
+#define CPUID_TSC  (1u << 4)
+#define CPUID_MSR  (1u << 5)
+#define CPUID_MMX  (1u << 23)
+#define EXT_LM     (1u << 29)
+
+struct want {
+	const char *model;
+	int cpumodel;
+	const char *vendor;
+	uint32_t eax1;
+	int has_apic;
+	int has_mmx;
+	int ext_leaves;
+};
+
+int main(void)
+{
+	struct vpmu_sim *sim;
+	struct vpmu_backend be;
+	vpmu_sim_create(1, &sim);
+	vpmu_sim_backend(sim, &be);
+	vpmu_host_create(&be, 1, &host);
+
+	static const struct want wants[] = {
+		/* P54C (family 5 model 2): integrated APIC, no MMX, no extended leaves. */
+		{ "p5", -1, "GenuineIntel", 0x52C, 1, 0, 0 },
+		{ "p5mmx", -1, "GenuineIntel", 0x543, 1, 1, 0 },
+		/* Pentium III Coppermine: family 6 model 8 stepping 3. */
+		{ "p6", -1, "GenuineIntel", 0x683, 1, 1, 0 },
+		/* Athlon (Palomino) family 6 model 6 stepping 2. */
+		{ "k7", -1, "AuthenticAMD", 0x662, 1, 1, 1 },
+		/* K8 rev E: family 0Fh, model 35 = 0x23 -> extended model 2, model 3. */
+		{ "k8", -1, "AuthenticAMD", 0x20F32, 1, 1, 1 },
+		/* VIA C3 Samuel 2 / Ezra: family 6 model 7; no APIC on these parts. */
+		{ "c3", -1, "CentaurHauls", 0x673, 0, 1, 1 },
+		{ "winchip-c6", -1, "CentaurHauls", 0x541, 0, 1, 0 },
+		/* K6-2 stands in for "any x86 with a TSC": family 5 model 8 stepping 12. */
+		{ "generic", -1, "AuthenticAMD", 0x58C, 0, 1, 1 },
+		/* A config's cpumodel reaches the signature (Pentium M model 13). */
+		{ "p6", 13, "GenuineIntel", 0x6D3, 1, 1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
+		const struct want *w = &wants[i];
+		struct vpmu_vm *vm = vm_of(w->model, w->cpumodel);
+		struct kvm_cpuid_entry2 e[8];
+		int n = vm ? vpmu_kvm_cpuid_entries(vm, 3, e, 8) : -1;
+		ok(n == (w->ext_leaves ? 4 : 2), "%s: %d CPUID leaves (%d)", w->model,
+		   w->ext_leaves ? 4 : 2, n);
+		const struct kvm_cpuid_entry2 *l0 = leaf(e, n, 0), *l1 = leaf(e, n, 1);
+		char vendor[13] = "";
+		if (l0)
+			vendor_of(l0, vendor);
+		ok(l0 && l0->eax == 1 && strcmp(vendor, w->vendor) == 0,
+		   "%s: leaf 0 says max leaf 1 and vendor %s (%s)", w->model, w->vendor, vendor);
+		is_u64(l1 ? l1->eax : 0, w->eax1, "%s (cpumodel %d): leaf 1 signature", w->model,
+		       w->cpumodel);
+		ok(l1 && (l1->ebx >> 24) == 3, "%s: leaf 1 EBX carries the initial APIC id", w->model);
+		ok(l1 && (l1->edx & (CPUID_TSC | CPUID_MSR)) == (CPUID_TSC | CPUID_MSR),
+		   "%s: TSC and MSR (RDMSR/WRMSR) present", w->model);
+		ok(l1 && !!(l1->edx & CPUID_APIC) == w->has_apic, "%s: APIC bit %s", w->model,
+		   w->has_apic ? "set" : "clear");
+		ok(l1 && !!(l1->edx & CPUID_MMX) == w->has_mmx, "%s: MMX bit %s", w->model,
+		   w->has_mmx ? "set" : "clear");
+		if (w->ext_leaves) {
+			const struct kvm_cpuid_entry2 *x0 = leaf(e, n, 0x80000000);
+			char xv[13] = "";
+			if (x0)
+				vendor_of(x0, xv);
+			ok(x0 && x0->eax == 0x80000001 && strcmp(xv, w->vendor) == 0,
+			   "%s: leaf 80000000h: max 80000001h, vendor %s", w->model, w->vendor);
+		}
+		vpmu_vm_destroy(vm);
+	}
+
+	/* Long mode only where the real CPUs had it (kvm-facts.md: EFER.LME needs LM). */
+	struct vpmu_vm *k8 = vm_of("k8", -1), *k7 = vm_of("k7", -1);
+	struct kvm_cpuid_entry2 e[8];
+	int n = vpmu_kvm_cpuid_entries(k8, 0, e, 8);
+	const struct kvm_cpuid_entry2 *x1 = leaf(e, n, 0x80000001);
+	ok(x1 && (x1->edx & EXT_LM), "k8 presents long mode");
+	n = vpmu_kvm_cpuid_entries(k7, 0, e, 8);
+	x1 = leaf(e, n, 0x80000001);
+	ok(x1 && !(x1->edx & EXT_LM), "k7 (32-bit only) does not");
+	ok(vpmu_kvm_cpuid_entries(k7, 0, e, 3) < 0, "a table with too few entries is refused");
+	vpmu_vm_destroy(k8);
+	vpmu_vm_destroy(k7);
+	vpmu_host_destroy(host);
+	vpmu_sim_destroy(sim);
+	return tap_done();
+}
