@@ -18,7 +18,7 @@ LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h)
 TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all check test fuzz bench clean deps demo
+.PHONY: all check test fuzz bench clean deps demo kvm-programs guests
 .SECONDARY:
 all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%)
 
@@ -41,13 +41,24 @@ $(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu
 
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Tests run against the sanitizer build in build/san.
+# Programs that run inside the nested KVM tier must be static (scripts/kvm-env),
+# so they are built apart from the sanitizer build (ASan does not link static).
+KVMB := build/static
+kvm-programs:
+	$(MAKE) --no-print-directory B=$(KVMB) LDFLAGS=-static CFLAGS="-O2 -g" $(KVMB)/bin/vpmu-run
+
+# The bare-metal guests (guest-tests/guest.mk): 32-bit freestanding images.
+include guest-tests/guest.mk
+
+# Tests run against the sanitizer build in build/san; the guest tier runs the
+# static vpmu-run with the guest images under real KVM (tests/guests.t).
 SANB := build/san
 check: deps
 	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
-	VPMU_BUILD=$(SANB) ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
+	$(MAKE) --no-print-directory kvm-programs guests
+	VPMU_BUILD=$(SANB) VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
 test: check
 
 fuzz:
@@ -59,11 +70,15 @@ bench:
 clean:
 	rm -rf build
 
-# The main job (README.md): a profiled two-vCPU P6 guest replayed with the sim
-# backend, with its accounting.  (The KVM path replaces it once vpmu-run exists.)
+# The main job (README.md): a profiled two-vCPU P6 guest (guest-tests/demo) under
+# vpmu-run with real KVM -- natively where /dev/kvm works, otherwise nested in
+# QEMU TCG (scripts/kvm-env) -- sampling its cycles with PMIs; the guest prints
+# its profile, vpmu-run the virtual PMU's accounting.
+DEMO_MODEL ?= p6
 demo: deps
-	$(MAKE) --no-print-directory all
-	$(B)/bin/vpmu-trace --accounting tests/traces/demo/p6-profiled-guest.trace
+	$(MAKE) --no-print-directory all kvm-programs guests
+	scripts/kvm-env --timeout 300 --file $(B)/guest/demo-profile.bin -- \
+		$(KVMB)/bin/vpmu-run --model $(DEMO_MODEL) --vcpus 2 --timeout 240 demo-profile.bin
 
 # Debian packages the build and tests need (fresh machine: README.md).
 deps:

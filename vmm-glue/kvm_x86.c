@@ -306,6 +306,8 @@ static bool misc_enable_access(struct vpmu_kvm_vcpu *kv, bool write, uint64_t *d
 static void answer_msr(struct vpmu_kvm_vcpu *kv)
 {
 	struct kvm_run *run = kv->run;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	bool write = run->exit_reason == KVM_EXIT_X86_WRMSR;
 	enum vpmu_fault f = VPMU_FAULT_NONE;
 	uint64_t data = run->msr.data;
@@ -321,6 +323,8 @@ static void answer_msr(struct vpmu_kvm_vcpu *kv)
 	if (!write)
 		run->msr.data = f ? 0 : data;
 	run->msr.error = f != VPMU_FAULT_NONE;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	kv->stats.msr_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
 	kv->stats.msr_exits++;
 	kv->stats.msr_faults += f != VPMU_FAULT_NONE;
 }

@@ -48,6 +48,8 @@ struct vpmu_kvm_vcpu;
 struct vpmu_kvm_stats {
 	uint64_t msr_exits;        /* PMU MSR exits answered (reads + writes) */
 	uint64_t msr_faults;       /* of which answered with #GP */
+	uint64_t msr_ns;           /* time spent answering them (libvpmu's share of the
+	                              exits: CLOCK_MONOTONIC around each answer) */
 	uint64_t pmis_fixed;       /* PMIs delivered with the LVTPC's fixed vector */
 	uint64_t pmis_nmi;         /* PMIs delivered as NMIs */
 	uint64_t pmis_masked;      /* PMIs lost: LVTPC masked (the hardware drops them too) */

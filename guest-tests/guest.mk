@@ -1,0 +1,71 @@
+# Bare-metal guest images for vpmu-run (docs/guest-tests.md).
+#
+# Included from the top-level Makefile (paths are relative to the repository
+# root; $(B) is the build directory, default build), or used alone:
+#     make -f guest-tests/guest.mk B=build guests
+# Produces $(B)/guest/<name>.bin (flat multiboot image, loaded at 1 MiB) and
+# $(B)/guest/<name>.elf (the same, with symbols, for debugging); objects go to
+# $(B)/guest/obj/.  A guest program is a directory of .c files defining
+# guest_main(), linked with the runtime in guest-tests/lib/; GUEST_PROGRAMS
+# maps image names to directories, and a program whose directory holds no .c
+# file is left out.
+
+B ?= build
+
+_guest_mk := $(lastword $(MAKEFILE_LIST))
+_guest_prev_goal := $(.DEFAULT_GOAL)
+
+GUEST_DIR     := guest-tests
+GUEST_CC      ?= gcc
+GUEST_LD      ?= ld
+GUEST_OBJCOPY ?= objcopy
+# x86_64 gcc builds -m32 freestanding objects without multilib; no libgcc is
+# linked, so the code avoids 64-bit division (printf.c divides by 10 itself).
+GUEST_CFLAGS  := -m32 -ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-builtin \
+		 -nostdlib -mno-sse -mno-mmx -mno-80387 -fno-asynchronous-unwind-tables \
+		 -O2 -g -std=c11 -Wall -Wextra -Werror -I$(GUEST_DIR)/lib -MMD -MP
+GUEST_LDFLAGS := -m elf_i386 -nostdlib -static -T $(GUEST_DIR)/lib/link.ld
+
+# image-name:directory (under guest-tests/)
+GUEST_PROGRAMS := pmu-tests:pmu demo-profile:demo bench-exits:bench-exits
+_guest_dir     = $(lastword $(subst :, ,$(filter $(1):%,$(GUEST_PROGRAMS))))
+GUEST_PROGS   := $(foreach p,$(GUEST_PROGRAMS),$(if $(wildcard $(GUEST_DIR)/$(lastword $(subst :, ,$(p)))/*.c),$(firstword $(subst :, ,$(p)))))
+GUEST_IMAGES  := $(GUEST_PROGS:%=$(B)/guest/%.bin)
+
+GUEST_LIB_SRC := $(sort $(wildcard $(GUEST_DIR)/lib/*.c $(GUEST_DIR)/lib/*.S))
+GUEST_LIB_OBJ := $(patsubst $(GUEST_DIR)/%,$(B)/guest/obj/%.o,$(basename $(GUEST_LIB_SRC)))
+_guest_prog_obj = $(patsubst $(GUEST_DIR)/%.c,$(B)/guest/obj/%.o, \
+	$(sort $(wildcard $(GUEST_DIR)/$(call _guest_dir,$(1))/*.c)))
+GUEST_OBJS    := $(GUEST_LIB_OBJ) $(foreach p,$(GUEST_PROGS),$(call _guest_prog_obj,$(p)))
+
+.PHONY: guests
+guests: $(GUEST_IMAGES)
+# Keep the objects and the .elf (make would delete them as intermediates).
+.SECONDARY: $(GUEST_OBJS) $(GUEST_IMAGES:.bin=.elf)
+
+$(B)/guest/obj/%.o: $(GUEST_DIR)/%.c $(_guest_mk)
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(B)/guest/obj/%.o: $(GUEST_DIR)/%.S $(_guest_mk)
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+.SECONDEXPANSION:
+$(B)/guest/%.elf: $(GUEST_LIB_OBJ) $$(call _guest_prog_obj,$$*) $(GUEST_DIR)/lib/link.ld
+	@mkdir -p $(dir $@)
+	$(GUEST_LD) $(GUEST_LDFLAGS) -o $@ $(GUEST_LIB_OBJ) $(call _guest_prog_obj,$*)
+
+# The flat image, then a check of its multiboot header against the ELF's
+# symbols (check-image.sh), so a broken image fails the build, not the boot.
+$(B)/guest/%.bin: $(B)/guest/%.elf $(GUEST_DIR)/check-image.sh
+	$(GUEST_OBJCOPY) -O binary $< $@.tmp
+	sh $(GUEST_DIR)/check-image.sh $@.tmp $<
+	mv $@.tmp $@
+
+-include $(GUEST_OBJS:.o=.d)
+
+# Keep the including Makefile's default goal (this file defines targets).
+ifneq ($(firstword $(MAKEFILE_LIST)),$(_guest_mk))
+.DEFAULT_GOAL := $(_guest_prev_goal)
+endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run's options from the multiboot command line (flags bit 2, the cmdline
+ * field at offset 16; guest_abi.h): "model=p6 vcpus=2 strict=0 backend=perf".
+ * Unknown words are ignored (QEMU also puts the kernel's file name first).
+ * cpumodel=/stepping= are honoured if a host passes them (the model pages'
+ * CPUID overrides); ap-boot=sipi is the QEMU test aid of smp.h.
+ */
+#ifndef GUEST_CMDLINE_H
+#define GUEST_CMDLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct guest_opts {
+	char model[32];          /* "" when absent */
+	char backend[16];        /* "" when absent */
+	bool strict;
+	unsigned vcpus;          /* 1 when absent */
+	int cpumodel, stepping;  /* -1 when absent */
+	bool ap_boot_sipi;
+	bool have_cmdline;
+	char raw[256];
+};
+
+extern struct guest_opts opts;
+
+void parse_multiboot(uint32_t magic, uint32_t mbi);
+
+#endif

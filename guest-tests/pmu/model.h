@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the guest expects of each CPU model, in one table (models.c).  Every
+ * value comes from the model pages (docs/models/<name>.md), the facts file
+ * (../shared/reference/legacy-pmu-facts.md, sections 1a, 1c, 1e, 2, 6) and
+ * seed 000 (perfctr's low-level-x86.txt); none from running libvpmu.
+ */
+#ifndef PMU_MODEL_H
+#define PMU_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum pmu_style {
+	STYLE_NONE,   /* generic: no PMU MSR at all */
+	STYLE_CESR,   /* P5, P5MMX, Cyrix, WinChip: CESR 0x11 with two 16-bit halves */
+	STYLE_P6,     /* EVNTSEL0/1, EN only in EVNTSEL0 (the global enable) */
+	STYLE_K7,     /* K7/K8: four EVNTSELs, each with its own EN */
+	STYLE_C3,     /* VIA C3: only EVNTSEL1/PERFCTR1 */
+};
+
+/* The driver Linux's vendor dispatch picks (facts 2). */
+enum linux_driver {
+	LINUX_NONE, LINUX_P6, LINUX_AMD,
+	/* never expected here: what a wrong CPUID would make Linux choose */
+	LINUX_ARCH_PERFMON, LINUX_P4, LINUX_AMD_CORE, LINUX_ZHAOXIN,
+};
+
+#define MAX_CTRS 4
+#define MAX_WRITES 4
+
+/* One WRMSR; lists end at msr == 0. */
+struct msr_write {
+	uint32_t msr;
+	uint64_t val;
+	const char *what;
+};
+
+/* A perfctr-valid a-mode programming and what it must do. */
+struct count_setup {
+	const char *what;
+	struct msr_write on[MAX_WRITES];
+	uint8_t counting;   /* counters (bit i = counter i) that must advance */
+	uint8_t frozen;     /* counters that must not move */
+};
+
+struct pmu_model {
+	const char *name;
+	/* CPUID presented by default (model page, first paragraph) */
+	const char *vendor;
+	unsigned family, model, stepping;
+
+	enum pmu_style style;
+	uint8_t ctr_mask;                /* programmable counters */
+	uint32_t ctr[MAX_CTRS];          /* counter MSR by counter index */
+	uint32_t ctl[MAX_CTRS];          /* control MSRs the guest programs */
+	unsigned nctl;
+	uint32_t readonly[2];            /* C3: PERFCTR0, EVNTSEL0 */
+	unsigned width;                  /* counter bits */
+	bool sext32;                     /* a write sign-extends bit 31 (P6) */
+	bool pmi;                        /* overflow interrupts through the LVTPC */
+	bool automask;                   /* LVTPC mask set on delivery (Intel) */
+	enum linux_driver linux;
+
+	struct count_setup count[3];
+	const char *stop_what;           /* how perfctr stops counting on this model */
+	uint8_t stop_counting;           /* counters that still advance after that */
+	struct msr_write quiet[MAX_WRITES]; /* every counter still (for write tests) */
+
+	struct msr_write hw_gp[4];       /* hardware-reserved bits: #GP in both modes */
+	struct msr_write stored[3];      /* valid values: read back exactly, both modes */
+	struct msr_write rule1[3];       /* step-1 perfctr rules: strict #GP, default stored */
+
+	struct msr_write smp[2];         /* the BSP's and the AP's value of one control */
+	unsigned smp_ctr;                /* the counter that control drives */
+
+	uint64_t sample_evntsel;         /* i-mode cycles on counter 0: EN|INT|OS|USR */
+};
+
+extern const struct pmu_model pmu_models[];
+extern const unsigned pmu_nmodels;
+
+const struct pmu_model *model_by_name(const char *name);
+const struct pmu_model *model_by_cpuid(const char *vendor, unsigned family, unsigned model,
+				       unsigned stepping);
+const char *linux_driver_name(enum linux_driver d);
+
+/* Every PMU MSR of every family this project knows, for the #GP checks of
+ * MSRs a model does not own (generic.md, k7.md "Any other MSR"). */
+extern const uint32_t all_pmu_msrs[];
+extern const unsigned all_pmu_nmsrs;
+
+#endif

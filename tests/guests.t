@@ -1,0 +1,96 @@
+#!/bin/sh
+# The guest tier under real KVM (docs/testing.md): the bare-metal guests of
+# guest-tests/ run by vpmu-run, for every legacy x86 model in the default and in
+# strict mode, plus tiny hand-encoded guests for vpmu-run's own contract (exit
+# port, serial console, a guest spinning without exits stopped at --timeout, a
+# triple fault reported).  All runs share one scripts/kvm-env boot: natively on
+# hardware KVM, otherwise nested in QEMU TCG (about 6 s per boot there).
+B=${VPMU_BUILD:-build}
+KB=${VPMU_KVM_BUILD:-build/static}
+GB=${VPMU_GUEST_BUILD:-build/guest}
+MODELS="p5 p5mmx 6x86mx mii cyrix-iii winchip-c6 winchip2 winchip3 p6 k7 k8 c3 generic"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { # ok STATUS DESCRIPTION [FILE-TO-SHOW]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
+		echo "not ok $n - $2"
+		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 20 "$3" | sed 's/^/# /'
+	fi
+}
+
+for f in "$KB/bin/vpmu-run" "$GB/pmu-tests.bin"; do
+	if [ ! -f "$f" ]; then
+		ok 1 "$f is built (make kvm-programs guests)"
+		echo "1..$n"
+		exit 1
+	fi
+done
+
+# Tiny flat guests, loaded at 0x100000 in 32-bit protected mode (guest_abi.h).
+printf '\260\003\346\364' >"$tmp/exit3.bin"                       # mov al,3; out 0xf4,al
+printf '\146\272\370\003\260h\356\260i\356\260\n\356\260\000\346\364' >"$tmp/serial.bin" # "hi\n"; exit 0
+printf '\353\376' >"$tmp/spin.bin"                                # jmp $ (never exits)
+printf '\017\013' >"$tmp/ud2.bin"                                 # ud2 with no IDT: triple fault
+
+{
+	for m in $MODELS; do
+		echo "pmu:$m:default --model $m --vcpus 2 --tap --timeout 60 pmu-tests.bin"
+		echo "pmu:$m:strict --model $m --strict --vcpus 2 --tap --timeout 60 pmu-tests.bin"
+	done
+	echo "exit3 --timeout 20 exit3.bin"
+	echo "serial --timeout 20 serial.bin"
+	echo "spin --timeout 3 spin.bin"
+	echo "ud2 --timeout 20 ud2.bin"
+} >"$tmp/runs.txt"
+
+scripts/kvm-env --timeout 540 --file "$KB/bin/vpmu-run" --file "$GB/pmu-tests.bin" \
+	--file "$tmp/exit3.bin" --file "$tmp/serial.bin" --file "$tmp/spin.bin" --file "$tmp/ud2.bin" \
+	--file "$tmp/runs.txt" --file tests/guests/suite.sh \
+	-- /bin/busybox sh suite.sh >"$tmp/all.out" 2>"$tmp/env.err"
+rc=$?
+ok $rc "one kvm-env run holds every guest run ($(sed -n 's/^kvm-env: //p' "$tmp/env.err" | head -n 1))" "$tmp/env.err"
+
+# Split the stream into one directory per run: out, err, status, seconds.
+awk -v d="$tmp" '
+/^@@RUN / { run = d "/run." $2; system("mkdir -p \"" run "\""); next }
+/^@@ERR / { sub(/^@@ERR /, ""); print > (run "/err"); next }
+/^@@STATUS / { print $2 > (run "/status"); print $3 > (run "/seconds"); next }
+run != "" { print > (run "/out") }' "$tmp/all.out"
+
+status_of() { cat "$tmp/run.$1/status" 2>/dev/null || echo missing; }
+
+for m in $MODELS; do
+	for mode in default strict; do
+		r=$tmp/run.pmu:$m:$mode
+		touch "$r/out" "$r/err" 2>/dev/null
+		cases=0
+		while IFS= read -r line; do
+			case $line in
+			"ok "*" - "*) cases=$((cases + 1)); n=$((n + 1)); echo "ok $n - $m $mode: ${line#* - }" ;;
+			"not ok "*" - "*) cases=$((cases + 1)); n=$((n + 1)); echo "not ok $n - $m $mode: ${line#* - }" ;;
+			"# "*) echo "$line" ;;
+			esac
+		done <"$r/out"
+		plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$r/out")
+		[ "$cases" -gt 0 ] && [ "$plan" = "$cases" ]
+		ok $? "$m $mode: the guest reported $cases cases and vpmu-run planned ${plan:-none}" "$r/err"
+		st=$(status_of "pmu:$m:$mode")
+		[ "$st" = 0 ]; ok $? "$m $mode: vpmu-run exits 0 (got $st)" "$r/err"
+	done
+done
+
+st=$(status_of exit3); [ "$st" = 3 ]; ok $? "a write of 3 to port 0xF4 is vpmu-run's exit status (got $st)"
+r=$tmp/run.serial
+[ "$(status_of serial)" = 0 ] && [ "$(cat "$r/out" 2>/dev/null | head -n 1)" = hi ]
+ok $? "serial output on 0x3F8 reaches stdout" "$r/out"
+r=$tmp/run.spin
+[ "$(status_of spin)" = 124 ] && grep -q 'TIMEOUT: the guest did not finish within 3 s' "$r/err" 2>/dev/null
+ok $? "a guest spinning without exits is stopped at --timeout with status 124 and a message" "$r/err"
+secs=$(cat "$r/seconds" 2>/dev/null || echo 99)
+[ "$secs" -le 6 ]; ok $? "... within the limit (3 s; took $secs s)"
+r=$tmp/run.ud2
+[ "$(status_of ud2)" = 125 ] && grep -q 'triple fault' "$r/err" 2>/dev/null
+ok $? "a triple fault is reported with status 125" "$r/err"
+echo "1..$n"
