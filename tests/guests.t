@@ -39,6 +39,9 @@ printf '\017\013' >"$tmp/ud2.bin"                                 # ud2 with no 
 		echo "pmu:$m:default --model $m --vcpus 2 --tap --timeout 60 pmu-tests.bin"
 		echo "pmu:$m:strict --model $m --strict --vcpus 2 --tap --timeout 60 pmu-tests.bin"
 	done
+	# The Pentium M identity of the p6 model: LVTPC auto-mask and MISC_ENABLE (p6.md).
+	echo "pmu:p6-pentium-m:default --model p6 --cpumodel 13 --vcpus 2 --tap --timeout 60 pmu-tests.bin"
+	echo "pmu:p6-pentium-m:strict --model p6 --cpumodel 13 --strict --vcpus 2 --tap --timeout 60 pmu-tests.bin"
 	echo "exit3 --timeout 20 exit3.bin"
 	echo "serial --timeout 20 serial.bin"
 	echo "spin --timeout 3 spin.bin"
@@ -61,7 +64,7 @@ run != "" { print > (run "/out") }' "$tmp/all.out"
 
 status_of() { cat "$tmp/run.$1/status" 2>/dev/null || echo missing; }
 
-for m in $MODELS; do
+for m in $MODELS p6-pentium-m; do
 	for mode in default strict; do
 		r=$tmp/run.pmu:$m:$mode
 		touch "$r/out" "$r/err" 2>/dev/null

@@ -38,6 +38,7 @@
 struct opts {
 	const char *model, *backend, *image, *append;
 	unsigned vcpus, mem_mb, timeout_s;
+	int cpumodel, stepping;   /* CPUID overrides; -1: the model's default */
 	bool strict, tap;
 };
 
@@ -77,10 +78,11 @@ struct run {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: vpmu-run [--model M] [--vcpus N] [--strict] [--backend perf|sim] [--mem MB]\n"
-		"                [--timeout S] [--tap] [--append WORDS] IMAGE\n"
+		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--strict]\n"
+		"                [--backend perf|sim] [--mem MB] [--timeout S] [--tap] [--append WORDS] IMAGE\n"
 		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot with the a.out kludge) under\n"
-		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them).\n"
+		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them);\n"
+		"  --cpumodel/--stepping change the CPUID identity it presents.\n"
 		"  Exit status: the guest's (port 0xF4), 124 on --timeout (default 60 s), 125 on a\n"
 		"  VMM or KVM error, 2 on usage errors.\n");
 	exit(2);
@@ -101,7 +103,7 @@ static unsigned parse_uint(const char *s, const char *what, unsigned lo, unsigne
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){ .model = "p6", .backend = "perf", .append = "", .vcpus = 1,
-			    .mem_mb = 64, .timeout_s = 60 };
+			    .mem_mb = 64, .timeout_s = 60, .cpumodel = -1, .stepping = -1 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
@@ -109,6 +111,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->model = argv[++i];
 		else if (!strcmp(a, "--vcpus") && more)
 			o->vcpus = parse_uint(argv[++i], "--vcpus", 1, MAX_VCPUS);
+		else if (!strcmp(a, "--cpumodel") && more)
+			o->cpumodel = (int)parse_uint(argv[++i], "--cpumodel", 0, 255);
+		else if (!strcmp(a, "--stepping") && more)
+			o->stepping = (int)parse_uint(argv[++i], "--stepping", 0, 15);
 		else if (!strcmp(a, "--mem") && more)
 			o->mem_mb = parse_uint(argv[++i], "--mem", 2, 3072);
 		else if (!strcmp(a, "--timeout") && more)
@@ -372,6 +378,8 @@ static int setup_pmu(struct run *rn)
 	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
 	cfg.model = rn->o.model;
 	cfg.flags = rn->o.strict ? VPMU_VM_STRICT : 0;
+	cfg.cpumodel = rn->o.cpumodel;
+	cfg.stepping = rn->o.stepping;
 	if ((r = vpmu_vm_create(rn->host, &cfg, &rn->pvm)) < 0)
 		return die(rn, "vpmu_vm_create(%s): %s", rn->o.model, strerror(-r));
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
@@ -479,9 +487,15 @@ static int boot(struct run *rn)
 	if (!data)
 		return die(rn, "cannot read guest image %s: %s", rn->o.image,
 			   errno ? strerror(errno) : "empty file");
-	char cmdline[GUEST_CMDLINE_MAX + 64], err[256];
-	snprintf(cmdline, sizeof(cmdline), "model=%s vcpus=%u strict=%d backend=%s%s%s", rn->o.model,
-		 rn->o.vcpus, rn->o.strict, rn->o.backend, *rn->o.append ? " " : "", rn->o.append);
+	char cmdline[GUEST_CMDLINE_MAX + 96], ident[48] = "", err[256];
+	if (rn->o.cpumodel >= 0)
+		snprintf(ident, sizeof(ident), " cpumodel=%d", rn->o.cpumodel);
+	if (rn->o.stepping >= 0)
+		snprintf(ident + strlen(ident), sizeof(ident) - strlen(ident), " stepping=%d",
+			 rn->o.stepping);
+	snprintf(cmdline, sizeof(cmdline), "model=%s vcpus=%u strict=%d backend=%s%s%s%s",
+		 rn->o.model, rn->o.vcpus, rn->o.strict, rn->o.backend, ident,
+		 *rn->o.append ? " " : "", rn->o.append);
 	struct guest_image img;
 	int r = guest_load(rn->mem, rn->mem_size, data, size, cmdline, &img, err, sizeof(err));
 	free(data);

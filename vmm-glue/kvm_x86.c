@@ -52,7 +52,7 @@ struct vpmu_kvm_vcpu {
 	struct vpmu_vcpu *vcpu;
 	const struct vpmu_vm *vm;
 	int signo;               /* the kick signal */
-	bool automask;           /* Intel-compatible: PMI delivery masks LVTPC */
+	bool automask;           /* PMI delivery masks LVTPC (vpmu_vm_lvtpc_automask) */
 	bool has_misc_enable;
 	uint64_t misc_enable;
 	struct vpmu_kvm_stats stats;
@@ -182,9 +182,7 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	kv->vcpu = vcpu;
 	kv->signo = signo;
 	kv->vm = vpmu_vcpu_vm(vcpu);
-	struct vpmu_model_info mi;
-	vpmu_model_info(vpmu_vm_model(kv->vm), &mi);
-	kv->automask = mi.lvtpc_automask;
+	kv->automask = vpmu_vm_lvtpc_automask(kv->vm);
 	kv->has_misc_enable = misc_enable_exists(kv->vm, &kv->misc_enable);
 
 	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
@@ -256,8 +254,9 @@ static int inject_pmi(struct vpmu_kvm_vcpu *kv, char *err)
 		kv->stats.pmis_masked++;
 		return 0;
 	}
-	/* Intel-compatible CPUs mask LVTPC on delivery and the handler unmasks it;
-	 * KVM does not do it for an injected PMI, so do it first (KVM_SET_LAPIC
+	/* The CPUs that auto-mask (P4, Pentium M on: vpmu_vm_lvtpc_automask) set the
+	 * LVTPC mask on delivery and the handler unmasks it; KVM does not do it for
+	 * an injected PMI, so do it first (KVM_SET_LAPIC
 	 * rewrites the whole page, IRR included, so it must precede the MSI). */
 	if (kv->automask) {
 		uint32_t masked = lvtpc | LVT_MASKED;

@@ -106,6 +106,11 @@ const char *vpmu_model_description(const char *name)
 	return m ? m->description : NULL;
 }
 
+static bool identity_automasks(const struct vpmu_model *m, unsigned family, unsigned cpumodel)
+{
+	return m->intel_lvtpc_automask && (family == 15 || (family == 6 && cpumodel >= 9));
+}
+
 int vpmu_model_info(const char *name, struct vpmu_model_info *out)
 {
 	const struct vpmu_model *m = vpmu_model_find(name);
@@ -121,7 +126,7 @@ int vpmu_model_info(const char *name, struct vpmu_model_info *out)
 	out->nr_ctrs = m->nr_ctrs;
 	out->ctr_width = m->ctr_width;
 	out->overflow_interrupts = m->has_pcint;
-	out->lvtpc_automask = m->intel_lvtpc_automask;
+	out->lvtpc_automask = identity_automasks(m, m->family, m->cpumodel);
 	out->nr_regs = m->nr_regs;
 	out->nr_events = m->nr_events;
 	out->nr_rules = m->nr_rules;
@@ -239,6 +244,11 @@ struct vpmu_vm *vpmu_vcpu_vm(const struct vpmu_vcpu *vcpu) { return vcpu->vm; }
 unsigned vpmu_vcpu_index(const struct vpmu_vcpu *vcpu) { return vcpu->index; }
 
 bool vpmu_vm_strict(const struct vpmu_vm *vm) { return vm->opts.strict; }
+
+bool vpmu_vm_lvtpc_automask(const struct vpmu_vm *vm)
+{
+	return identity_automasks(vm->model, vm->opts.family, vm->opts.cpumodel);
+}
 
 const char *vpmu_vm_model(const struct vpmu_vm *vm) { return vm ? vm->model->name : NULL; }
 

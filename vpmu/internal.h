@@ -104,7 +104,11 @@ struct vpmu_model {
 	unsigned ctr_width;         /* bits */
 	unsigned nr_ctrl_slots;
 	bool has_pcint;             /* overflow interrupts through the LVTPC (perfctr PCINT) */
-	bool intel_lvtpc_automask;  /* the LVTPC mask bit is set on PMI delivery */
+	/* Intel LVTPC semantics: the CPUs of this family that auto-mask (P4, and the
+	 * family-6 parts from the Pentium M on: facts 1e) set the LVTPC mask bit on
+	 * PMI delivery; which ones do is decided by the VM's identity
+	 * (vpmu_vm_lvtpc_automask()).  AMD never masks. */
+	bool intel_lvtpc_automask;
 	bool ovf_on_msb;            /* overflow is the MSB becoming 1 (PPC), not a wrap (x86) */
 	/* ctrl_images() is each counter's evntsel into ctr_ctrl_slot[pmc], in control
 	 * order (P6, K7/K8): the switch paths then need not build the image list. */

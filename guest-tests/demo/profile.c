@@ -84,15 +84,14 @@ struct pmu_layout {
 	uint64_t cycles_sampling;   /* INT | EN | OS | USR | cycles (facts 2) */
 	uint64_t instr_counting;    /* EN | OS | USR | instructions, no INT (perfctr a-mode) */
 	uint64_t width_mask;
-	bool automask;              /* Intel: LVTPC masked on delivery, the handler unmasks */
 };
 static const struct pmu_layout p6_layout = {
 	"Linux p6 (arch/x86/events/intel/p6.c)", 0x186, 0x187, 0xC1, 0xC2,
-	0x530079, 0x0300C0, (1ull << 40) - 1, true,   /* EN lives in EVNTSEL0 only */
+	0x530079, 0x0300C0, (1ull << 40) - 1,   /* EN lives in EVNTSEL0 only */
 };
 static const struct pmu_layout amd_layout = {
 	"Linux amd legacy (arch/x86/events/amd/core.c)", 0xC0010000, 0xC0010001, 0xC0010004,
-	0xC0010005, 0x530076, 0x4300C0, (1ull << 48) - 1, false,
+	0xC0010005, 0x530076, 0x4300C0, (1ull << 48) - 1,
 };
 static const struct pmu_layout *pmu;
 /* 1 ms of vCPU time per sample: natively about 1000 samples a second; in the
@@ -103,6 +102,9 @@ static uint64_t period = 1000000;
 
 static void pmi_handler(struct irq_frame *f)
 {
+	/* Linux's handler rewrites the LVTPC first: on the CPUs that auto-mask it
+	 * (Pentium M, P4) an overflow while it is masked would be lost. */
+	apic_write(APIC_LVTPC, VEC_PMI);
 	samples_total++;
 	uintptr_t eip = f->eip;
 	int hit = -1;
@@ -114,10 +116,8 @@ static void pmi_handler(struct irq_frame *f)
 		syms[hit].samples++;
 	else
 		samples_other++;
-	/* perf's handler: restart the period, then let the next PMI in. */
+	/* perf's handler: restart the period. */
 	wrmsr_safe(pmu->perfctr0, (0 - period) & pmu->width_mask);
-	if (pmu->automask)
-		apic_write(APIC_LVTPC, VEC_PMI);
 	apic_eoi();
 }
 

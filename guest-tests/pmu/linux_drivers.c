@@ -101,7 +101,7 @@ static void check_samples(const struct pmu_model *m, bool ok)
 	if (!ok)
 		FAIL("%u of %u PMIs from the sampling counter within %u ms", lx.overflows[0],
 		     WANT_PMIS, PMI_WAIT_MS);
-	if (m->automask)
+	if (lvtpc_automask(m))
 		EXPECT_EQ(lx.unmasked, 0);
 	else
 		EXPECT_EQ(lx.masked, 0);

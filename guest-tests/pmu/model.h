@@ -59,7 +59,7 @@ struct pmu_model {
 	unsigned width;                  /* counter bits */
 	bool sext32;                     /* a write sign-extends bit 31 (P6) */
 	bool pmi;                        /* overflow interrupts through the LVTPC */
-	bool automask;                   /* LVTPC mask set on delivery (Intel) */
+	bool intel_lvtpc;                /* Intel LVTPC: auto-masks on P4/Pentium M+ (lvtpc_automask) */
 	enum linux_driver linux;
 
 	struct count_setup count[3];

@@ -80,7 +80,7 @@
 	.vendor = "AuthenticAMD", .style = STYLE_K7, .ctr_mask = 0xF, \
 	.ctr = { 0xC0010004, 0xC0010005, 0xC0010006, 0xC0010007 }, \
 	.ctl = { 0xC0010000, 0xC0010001, 0xC0010002, 0xC0010003 }, .nctl = 4, \
-	.width = 48, .pmi = true, .automask = false, .linux = LINUX_AMD, \
+	.width = 48, .pmi = true, .intel_lvtpc = false, .linux = LINUX_AMD, \
 	.count = { \
 		{ "cycles (0x76), instructions (0xC0); RETIRED_OPS (0xC1: counts zero); counter 3 off", \
 		  { { 0xC0010000, EN | OS | USR | 0x76 }, { 0xC0010001, EN | OS | USR | 0xC0 }, \
@@ -147,7 +147,7 @@ const struct pmu_model pmu_models[] = {
 	{
 		.name = "p6", .vendor = "GenuineIntel", .family = 6, .model = 8, .stepping = 3,
 		.style = STYLE_P6, .ctr_mask = 0x3, .ctr = { 0xC1, 0xC2 }, .ctl = { 0x186, 0x187 },
-		.nctl = 2, .width = 40, .sext32 = true, .pmi = true, .automask = true,
+		.nctl = 2, .width = 40, .sext32 = true, .pmi = true, .intel_lvtpc = true,
 		.linux = LINUX_P6,
 		/* p6.md: EVNTSEL1 first, EN last: counter 1 runs on EVNTSEL0.EN. */
 		.count = {

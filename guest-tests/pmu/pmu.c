@@ -144,6 +144,12 @@ uint64_t ctr_width_mask(const struct pmu_model *m)
 	return m->width >= 64 ? ~0ull : (1ull << m->width) - 1;
 }
 
+bool lvtpc_automask(const struct pmu_model *m)
+{
+	unsigned model = opts.cpumodel >= 0 ? (unsigned)opts.cpumodel : m->model;
+	return m->intel_lvtpc && (m->family == 15 || (m->family == 6 && model >= 9));
+}
+
 uint64_t ctr_write_result(const struct pmu_model *m, uint64_t v)
 {
 	if (m->sext32)

@@ -62,6 +62,11 @@ void pmu_reset(const struct pmu_model *m);
 void pmu_stop(const struct pmu_model *m);
 
 uint64_t ctr_width_mask(const struct pmu_model *m);
+/* Whether a PMI delivery sets the LVTPC mask on the CPU presented: only the
+ * Intel parts from the Pentium M (family 6 model 9) and the P4 on do (facts 1e);
+ * the Pentium Pro/II/III and AMD do not.  cpumodel= on the command line is the
+ * identity the host presents. */
+bool lvtpc_automask(const struct pmu_model *m);
 /* What RDMSR returns after WRMSR(counter, v): P6 keeps EAX sign-extended
  * into 40 bits (facts 6), the others the low 'width' bits (facts 1a). */
 uint64_t ctr_write_result(const struct pmu_model *m, uint64_t v);

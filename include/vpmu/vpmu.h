@@ -112,7 +112,8 @@ struct vpmu_model_info {
 	unsigned family, cpumodel, stepping;   /* CPUID identity presented by default */
 	unsigned nr_ctrs, ctr_width;
 	bool overflow_interrupts;              /* perfctr PCINT: PMIs through the LVTPC */
-	bool lvtpc_automask;                   /* PMI delivery sets the LVTPC mask (Intel) */
+	bool lvtpc_automask;                   /* PMI delivery sets the LVTPC mask, for the
+	                                          default identity (vpmu_vm_lvtpc_automask) */
 	unsigned nr_regs, nr_events, nr_rules;
 };
 int vpmu_model_info(const char *name, struct vpmu_model_info *out);   /* -ENOENT */
@@ -140,6 +141,10 @@ const char *vpmu_vm_model(const struct vpmu_vm *vm);
 void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *family,
 		      unsigned *cpumodel, unsigned *stepping);
 bool vpmu_vm_strict(const struct vpmu_vm *vm);
+/* Whether the CPU the VM presents sets the LVTPC mask bit when it delivers a PMI:
+ * the P4 and the Pentium M and later do, the Pentium Pro/II/III and AMD do not
+ * (facts 1e); the VMM must emulate it (kvm-facts.md). */
+bool vpmu_vm_lvtpc_automask(const struct vpmu_vm *vm);
 int vpmu_vm_totals(const struct vpmu_vm *vm, struct vpmu_totals *out);
 /* Name and description of rule `rule` of the VM's model; NULL if none. */
 const char *vpmu_vm_rule_name(const struct vpmu_vm *vm, unsigned rule);

@@ -127,6 +127,18 @@ int main(void)
 	x1 = leaf(e, n, 0x80000001);
 	ok(x1 && !(x1->edx & EXT_LM), "k7 (32-bit only) does not");
 	ok(vpmu_kvm_cpuid_entries(k7, 0, e, 3) < 0, "a table with too few entries is refused");
+	/* LVTPC auto-mask on PMI delivery: Pentium M and P4 only (facts 1e). */
+	struct vpmu_vm *p3 = vm_of("p6", -1), *pm = vm_of("p6", 13), *banias = vm_of("p6", 9);
+	ok(!vpmu_vm_lvtpc_automask(p3), "a Pentium III (p6 model 8) does not auto-mask the LVTPC");
+	ok(vpmu_vm_lvtpc_automask(pm) && vpmu_vm_lvtpc_automask(banias),
+	   "a Pentium M (p6 cpumodel 9 and 13) does");
+	ok(!vpmu_vm_lvtpc_automask(k7) && !vpmu_vm_lvtpc_automask(k8), "AMD K7/K8 never do");
+	struct vpmu_model_info mi;
+	ok(vpmu_model_info("p6", &mi) == 0 && !mi.lvtpc_automask,
+	   "the p6 model's default identity reports no auto-mask");
+	vpmu_vm_destroy(p3);
+	vpmu_vm_destroy(pm);
+	vpmu_vm_destroy(banias);
 	vpmu_vm_destroy(k8);
 	vpmu_vm_destroy(k7);
 	vpmu_host_destroy(host);
