@@ -359,6 +359,8 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->host = vm->host;
 	v->model = m;
 	v->bops = vm->host->backend.ops;
+	v->run_begin = v->bops->run_begin;
+	v->run_end = v->bops->run_end;
 	v->bctx = vm->host->backend.ctx;
 	v->width_mask = vpmu_width_mask(m->ctr_width);
 	v->index = index;

@@ -194,6 +194,10 @@ struct vpmu_vcpu {
 	const struct vpmu_model *model;
 	const struct vpmu_backend_ops *bops;
 	void *bctx;
+	/* The backend's optional run hooks, NULL for sim: one load and a test on
+	 * the switch path instead of a pointer chase through bops. */
+	void (*run_begin)(void *ctx, unsigned cpu);
+	void (*run_end)(void *ctx, unsigned cpu);
 	struct vpmu_cpu_cache *cache;        /* this host CPU's cache while switched in */
 	uint64_t width_mask;
 	bool id_valid;                       /* id is computed lazily (only caching needs it) */

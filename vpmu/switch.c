@@ -177,6 +177,18 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 	v->base[pmc] = value;
 }
 
+/* The backend's run hooks (backend.h), out of line: the sim has none, and the
+ * cache-hit switch pair is the hottest path of all (docs/performance.md). */
+static __attribute__((noinline, cold)) void backend_run_begin(struct vpmu_vcpu *v)
+{
+	v->run_begin(v->bctx, (unsigned)v->cpu);
+}
+
+static __attribute__((noinline, cold)) void backend_run_end(struct vpmu_vcpu *v)
+{
+	v->run_end(v->bctx, (unsigned)v->cpu);
+}
+
 int vpmu_vcpu_switch_in(struct vpmu_vcpu *v, unsigned host_cpu)
 {
 	if (!v || host_cpu >= v->host->nr_cpus)
@@ -190,8 +202,8 @@ int vpmu_vcpu_switch_in(struct vpmu_vcpu *v, unsigned host_cpu)
 	v->totals.switch_ins++;
 	v->totals.cache_hits += c->id == vpmu_vcpu_id(v) && c->model == v->model;
 	state_resume(v);
-	if (v->bops->run_begin)
-		v->bops->run_begin(v->bctx, host_cpu);
+	if (__builtin_expect(v->run_begin != NULL, 0))
+		backend_run_begin(v);
 	return 0;
 }
 
@@ -200,8 +212,8 @@ int vpmu_vcpu_switch_out(struct vpmu_vcpu *v)
 	if (!v || v->cpu < 0)
 		return -EINVAL;
 	struct vpmu_cpu_cache *c = v->cache;
-	if (v->bops->run_end)
-		v->bops->run_end(v->bctx, (unsigned)v->cpu);
+	if (__builtin_expect(v->run_end != NULL, 0))
+		backend_run_end(v);
 	/* A control installed while switched in left the cache without an id
 	 * (write_control); perfctr's would have recorded it, and the next resume's
 	 * id match depends on it. */
