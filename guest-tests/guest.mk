@@ -41,7 +41,9 @@ GUEST_OBJS    := $(GUEST_LIB_OBJ) $(foreach p,$(GUEST_PROGS),$(call _guest_prog_
 .PHONY: guests
 guests: $(GUEST_IMAGES)
 # Keep the objects and the .elf (make would delete them as intermediates).
-.SECONDARY: $(GUEST_OBJS) $(GUEST_IMAGES:.bin=.elf)
+# .PRECIOUS, not .SECONDARY with a list: a .SECONDARY with prerequisites would
+# cancel the including Makefile's bare .SECONDARY (every target secondary).
+.PRECIOUS: $(B)/guest/obj/%.o $(B)/guest/%.elf
 
 $(B)/guest/obj/%.o: $(GUEST_DIR)/%.c $(_guest_mk)
 	@mkdir -p $(dir $@)
