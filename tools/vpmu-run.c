@@ -448,9 +448,11 @@ static void print_accounting(struct run *rn)
 		const struct vpmu_kvm_stats *s = vpmu_kvm_vcpu_stats(rn->cpu[i].kv);
 		fprintf(m, "  vCPU %u KVM: msr-exits=%" PRIu64 " msr-faults=%" PRIu64
 			" libvpmu-ns/exit=%" PRIu64 " pmis-fixed=%" PRIu64 " pmis-nmi=%" PRIu64
-			" pmis-lost-masked=%" PRIu64 " pmis-lost-apic-off=%" PRIu64 " kicks=%" PRIu64 "\n",
+			" pmis-lost-masked=%" PRIu64 " pmis-lost-apic-off=%" PRIu64
+			" pmis-lost-bad-mode=%" PRIu64 " kicks=%" PRIu64 "\n",
 			i, s->msr_exits, s->msr_faults, s->msr_exits ? s->msr_ns / s->msr_exits : 0,
-			s->pmis_fixed, s->pmis_nmi, s->pmis_masked, s->pmis_apic_off, s->kicks);
+			s->pmis_fixed, s->pmis_nmi, s->pmis_masked, s->pmis_apic_off, s->pmis_bad_mode,
+			s->kicks);
 	}
 	fclose(m);
 	/* In TAP mode the accounting is commentary. */

@@ -97,7 +97,8 @@ static unsigned filter_msrs(const struct vpmu_vm *vm, uint32_t *msrs)
 static int set_msr_filter(int vm_fd, const struct vpmu_vm *vm, char *err)
 {
 	uint32_t msrs[MAX_FILTER_MSRS];
-	static uint8_t bitmaps[KVM_MSR_FILTER_MAX_RANGES][FILTER_SPAN / 8];
+	/* KVM copies the bitmaps during the ioctl: they need not outlive it. */
+	uint8_t bitmaps[KVM_MSR_FILTER_MAX_RANGES][FILTER_SPAN / 8];
 	struct kvm_msr_filter f;
 	memset(&f, 0, sizeof(f));
 	f.flags = KVM_MSR_FILTER_DEFAULT_ALLOW;
@@ -280,8 +281,8 @@ static int inject_pmi(struct vpmu_kvm_vcpu *kv, char *err)
 		kv->stats.pmis_fixed++;
 		return 0;
 	}
-	default: /* SMI, INIT, ExtINT: not a PMI delivery the models support */
-		kv->stats.pmis_masked++;
+	default: /* SMI, INIT, ExtINT: no PMI delivery a profiler programs */
+		kv->stats.pmis_bad_mode++;
 		return 0;
 	}
 }

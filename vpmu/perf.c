@@ -63,12 +63,12 @@ static int perf_open_task_clock(uint64_t period)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static uint64_t perf_read(const struct perf_slot *ps)
+/* The task clock's value; false if it could not be read (the caller then keeps
+ * its last value, so a failed read loses that run's count instead of crediting
+ * the thread's whole life at the next one). */
+static bool perf_read(const struct perf_slot *ps, uint64_t *v)
 {
-	uint64_t v = 0;
-	if (ps->fd < 0 || read(ps->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-		return 0;
-	return v;
+	return read(ps->fd, v, sizeof(*v)) == (ssize_t)sizeof(*v);
 }
 
 int vpmu_perf_bind(struct vpmu_perf *p, unsigned cpu)
@@ -118,7 +118,9 @@ static void perf_run_begin(void *ctx, unsigned cpu)
 		if (ioctl(ps->fd, PERF_EVENT_IOC_PERIOD, &period) == 0)
 			ps->period = d;
 	}
-	ps->at_begin = perf_read(ps);
+	uint64_t now;
+	if (perf_read(ps, &now))
+		ps->at_begin = now;
 }
 
 static void perf_run_end(void *ctx, unsigned cpu)
@@ -127,7 +129,9 @@ static void perf_run_end(void *ctx, unsigned cpu)
 	if (cpu >= p->nr_cpus || p->slot[cpu].fd < 0)
 		return;
 	struct perf_slot *ps = &p->slot[cpu];
-	uint64_t now = perf_read(ps);
+	uint64_t now;
+	if (!perf_read(ps, &now))
+		return;
 	if (now > ps->at_begin)
 		vpmu_sim_advance(p->sim, cpu, PERF_ALL_EVENTS, now - ps->at_begin,
 				 VPMU_PRIV_USER | VPMU_PRIV_KERNEL);

@@ -54,6 +54,7 @@ struct vpmu_kvm_stats {
 	uint64_t pmis_nmi;         /* PMIs delivered as NMIs */
 	uint64_t pmis_masked;      /* PMIs lost: LVTPC masked (the hardware drops them too) */
 	uint64_t pmis_apic_off;    /* PMIs lost: APIC software-disabled (SVR bit 8 clear) */
+	uint64_t pmis_bad_mode;    /* PMIs lost: LVTPC delivery mode neither fixed nor NMI */
 	uint64_t kicks;            /* KVM_RUN returns for the kick signal */
 };
 
