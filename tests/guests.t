@@ -33,6 +33,7 @@ printf '\260\003\346\364' >"$tmp/exit3.bin"                       # mov al,3; ou
 printf '\146\272\370\003\260h\356\260i\356\260\n\356\260\000\346\364' >"$tmp/serial.bin" # "hi\n"; exit 0
 printf '\353\376' >"$tmp/spin.bin"                                # jmp $ (never exits)
 printf '\017\013' >"$tmp/ud2.bin"                                 # ud2 with no IDT: triple fault
+printf '\270\360\377\377\177\347\360' >"$tmp/badcall.bin"                 # mov eax,0x7ffffff0; out 0xf0,eax
 
 {
 	for m in $MODELS; do
@@ -46,10 +47,12 @@ printf '\017\013' >"$tmp/ud2.bin"                                 # ud2 with no 
 	echo "serial --timeout 20 serial.bin"
 	echo "spin --timeout 3 spin.bin"
 	echo "ud2 --timeout 20 ud2.bin"
+	echo "badcall --timeout 20 badcall.bin"
 } >"$tmp/runs.txt"
 
 scripts/kvm-env --timeout 540 --file "$KB/bin/vpmu-run" --file "$GB/pmu-tests.bin" \
 	--file "$tmp/exit3.bin" --file "$tmp/serial.bin" --file "$tmp/spin.bin" --file "$tmp/ud2.bin" \
+	--file "$tmp/badcall.bin" \
 	--file "$tmp/runs.txt" --file tests/guests/suite.sh \
 	-- /bin/busybox sh suite.sh >"$tmp/all.out" 2>"$tmp/env.err"
 rc=$?
@@ -96,4 +99,7 @@ secs=$(cat "$r/seconds" 2>/dev/null || echo 99)
 r=$tmp/run.ud2
 [ "$(status_of ud2)" = 125 ] && grep -q 'triple fault' "$r/err" 2>/dev/null
 ok $? "a triple fault is reported with status 125" "$r/err"
+r=$tmp/run.badcall
+[ "$(status_of badcall)" = 125 ] && grep -q 'ucall record at 0x7ffffff0 is outside guest memory' "$r/err" 2>/dev/null
+ok $? "a test report outside guest memory ends the run with status 125 and says so" "$r/err"
 echo "1..$n"
