@@ -243,8 +243,6 @@ void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *f
 struct vpmu_vm *vpmu_vcpu_vm(const struct vpmu_vcpu *vcpu) { return vcpu->vm; }
 unsigned vpmu_vcpu_index(const struct vpmu_vcpu *vcpu) { return vcpu->index; }
 
-bool vpmu_vm_strict(const struct vpmu_vm *vm) { return vm->opts.strict; }
-
 bool vpmu_vm_lvtpc_automask(const struct vpmu_vm *vm)
 {
 	return identity_automasks(vm->model, vm->opts.family, vm->opts.cpumodel);

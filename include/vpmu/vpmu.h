@@ -140,7 +140,6 @@ const char *vpmu_vm_model(const struct vpmu_vm *vm);
  * and stepping (the model's defaults, or what the config chose). */
 void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *family,
 		      unsigned *cpumodel, unsigned *stepping);
-bool vpmu_vm_strict(const struct vpmu_vm *vm);
 /* Whether the CPU the VM presents sets the LVTPC mask bit when it delivers a PMI:
  * the P4 and the Pentium M and later do, the Pentium Pro/II/III and AMD do not
  * (facts 1e); the VMM must emulate it (kvm-facts.md). */
