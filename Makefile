@@ -4,27 +4,38 @@
 #   make fuzz       libFuzzer targets (clang), each for FUZZ_SECONDS
 #   make bench      callgrind instruction counts and ns/op (bench/README.md)
 #   make demo       the main job: a profiled guest under the virtual PMU, with accounting
+#   make install    headers, libvpmu.a, libvpmu.so.$(VERSION) and libvpmu.pc under
+#                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS := -Iinclude -Ivpmu -D_GNU_SOURCE
 LDLIBS  := -lxxhash -lpthread
+# Only the public API (include/vpmu/*.h, which mark their declarations visible)
+# leaves the shared library: tests/abi.t checks its dynamic symbol table.
+VIS     := -fvisibility=hidden
+
+VERSION := 0.2.0
+SOMAJOR := 0
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
 
 B       ?= build
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC := $(sort $(wildcard vpmu/*.c vmm-glue/*.c))
-LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h)
+LIB_SRC := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c vmm-glue/*.c))
+LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h)
 TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all check test fuzz bench clean deps demo kvm-programs guests
+.PHONY: all check test fuzz bench clean deps demo kvm-programs guests install
 .SECONDARY:
 all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%)
 
 $(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -fPIC $(CPPFLAGS) -Itools -Itests/unit -c $< -o $@
+	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -Itools -Itests/unit -c $< -o $@
 
 $(B)/lib/libvpmu.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
@@ -32,7 +43,26 @@ $(B)/lib/libvpmu.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
 
 $(B)/lib/libvpmu.so: $(LIB_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) -shared -Wl,-soname,libvpmu.so.$(SOMAJOR) $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/lib/libvpmu.pc: Makefile
+	@mkdir -p $(dir $@)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+		'Name: libvpmu' 'Description: a virtual PMU for KVM-based VMMs' 'Version: $(VERSION)' \
+		'Requires.private: libxxhash' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lvpmu' \
+		'Libs.private: -lpthread' > $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the public headers, both libraries
+# (the shared one as libvpmu.so.$(VERSION) with its soname and development
+# links) and libvpmu.pc for pkg-config.
+install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(B)/lib/libvpmu.pc
+	install -d $(DESTDIR)$(INCDIR)/vpmu $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 include/vpmu/*.h $(DESTDIR)$(INCDIR)/vpmu/
+	install -m 644 $(B)/lib/libvpmu.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(B)/lib/libvpmu.so $(DESTDIR)$(LIBDIR)/libvpmu.so.$(VERSION)
+	ln -sf libvpmu.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libvpmu.so.$(SOMAJOR)
+	ln -sf libvpmu.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libvpmu.so
+	install -m 644 $(B)/lib/libvpmu.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 TOOL_LIB_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
 $(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a

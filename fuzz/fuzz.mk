@@ -16,9 +16,9 @@ CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link
 LDFLAGS_FUZZ := $(SANFLAGS) -fsanitize=fuzzer
 LDLIBS   := -lxxhash
 
-LIB_SRC  := $(sort $(wildcard vpmu/*.c))
+LIB_SRC  := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c))
 TOOL_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
-HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h tools/*.h)
+HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h tools/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 

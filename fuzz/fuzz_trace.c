@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the input is a trace file (design/trace-format.md) replayed by
+ * libFuzzer target: the input is a trace file (docs/trace.md) replayed by
  * trace_run() with the sim backend.  A malformed trace or a failed expectation is
  * a normal outcome; a crash, a sanitizer report or a leak is a bug.
  */

@@ -1,7 +1,9 @@
 #!/bin/sh
 # vpmu-trace's command line (docs/trace.md "Running vpmu-trace"): usage and
 # exit status (0 all pass, 1 any failure, 2 usage), TAP output with and without
-# -v, and failed expectations reported as FILE:LINE: expected X, got Y.
+# -v, and failed expectations reported as FILE:LINE: expected X, got Y; the
+# limits on file size and line length (docs/trace.md "Limits"), for LF and CRLF
+# files alike, and CRLF files replayed exactly as LF ones.
 # tests/failing-traces/*.trace are valid traces with failing expectations; each
 # names its failing lines in "# must-fail: LINE: got TEXT" comments (TEXT is
 # the end of the message; "TEXT..." only its start, for values such as ids that
@@ -33,7 +35,7 @@ bad=tests/bad-traces/unknown-directive.trace
 failing=$(ls tests/failing-traces/*.trace)
 nfailing=$(echo "$failing" | wc -l)
 
-echo "1..$((19 + 3 * nfailing))"
+echo "1..$((28 + 3 * nfailing))"
 
 run
 [ $rc -eq 2 ]; ok $? "no arguments: exit 2"
@@ -79,6 +81,51 @@ ok $? "-v: a malformed trace is a not ok line"
 
 run -- "$good1"
 [ $rc -eq 0 ]; ok $? "-- ends the options"
+
+# The file-size limit: 128 MiB less one byte is read, 128 MiB is not.  The
+# files are sparse (all NUL bytes, so the one that is read is one over-long line).
+dd if=/dev/null of="$tmp/max.trace" bs=1 seek=134217727 2>/dev/null
+dd if=/dev/null of="$tmp/big.trace" bs=1048576 seek=128 2>/dev/null
+run "$tmp/max.trace"
+[ $rc -eq 1 ] && grep -q "^$tmp/max.trace:1: error: line too long" "$tmp/err" &&
+	! grep -q 'cannot read' "$tmp/err"
+ok $? "a file of 134217727 bytes is read and replayed"
+rm -f "$tmp/max.trace"
+run "$tmp/big.trace"
+[ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "$tmp/big.trace: error: cannot read: File too large" ]
+ok $? "a file of 134217728 bytes: exit 1, FILE: error: cannot read: File too large"
+grep -q "^not ok 1 - $tmp/big.trace (0 checks, cannot read)$" "$tmp/out"; ok $? "too large a file: a not ok TAP line"
+rm -f "$tmp/big.trace"
+
+# The line-length limit: 4095 characters, not counting "\n" or "\r\n".
+longline() { # longline LENGTH EOL: a trace whose line 3 is LENGTH characters
+	awk -v n="$1" -v eol="$2" 'BEGIN {
+		s = "run-on 0 #"; while (length(s) < n) s = s "x"
+		printf "vm a model=p6%svcpu 0%s%s%srdmsr 0xc1 0%s", eol, eol, s, eol, eol }'
+}
+for eol in lf crlf; do
+	if [ $eol = lf ]; then e='\n'; else e='\r\n'; fi
+	longline 4095 "$e" >"$tmp/max-$eol.trace"
+	longline 4096 "$e" >"$tmp/long-$eol.trace"
+	run "$tmp/max-$eol.trace"
+	[ $rc -eq 0 ] && grep -q "^ok 1 - $tmp/max-$eol.trace (1 checks)$" "$tmp/out" && [ ! -s "$tmp/err" ]
+	ok $? "$eol: a line of 4095 characters is accepted"
+	run "$tmp/long-$eol.trace"
+	[ $rc -eq 1 ] && grep -q "^not ok 1 - $tmp/long-$eol.trace (0 checks, malformed)$" "$tmp/out" &&
+		[ "$(cat "$tmp/err")" = "$tmp/long-$eol.trace:3: error: line too long (more than 4095 characters)" ]
+	ok $? "$eol: a line of 4096 characters: exit 1, FILE:3: error: line too long"
+done
+
+# A CRLF file replays exactly as its LF original (same TAP, diagnostics, accounting).
+awk '{ printf "%s\r\n", $0 }' "$good2" >"$tmp/crlf.trace"
+grep -q "$(printf '\r')\$" "$tmp/crlf.trace"; ok $? "the CRLF copy of $good2 has CRLF line endings"
+run -v --accounting "$good2"
+sed "s|$good2|FILE|g" "$tmp/out" >"$tmp/lf.out"; sed "s|$good2|FILE|g" "$tmp/err" >"$tmp/lf.err"; lfrc=$rc
+run -v --accounting "$tmp/crlf.trace"
+sed "s|$tmp/crlf.trace|FILE|g" "$tmp/out" >"$tmp/crlf.out"; sed "s|$tmp/crlf.trace|FILE|g" "$tmp/err" >"$tmp/crlf.err"
+[ $rc -eq 0 ] && [ $lfrc -eq 0 ] && cmp -s "$tmp/lf.out" "$tmp/crlf.out" && cmp -s "$tmp/lf.err" "$tmp/crlf.err" &&
+	[ "$(grep -c '^ok ' "$tmp/crlf.out")" -eq "$(expectations "$good2")" ]
+ok $? "the CRLF copy of $good2 replays exactly as the original"
 
 run "$good1" $failing
 [ $rc -eq 1 ]; ok $? "passing and failing traces together: exit 1"

@@ -607,8 +607,10 @@ void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE
 			end++;
 		c->line++;
 		size_t l = end - pos;
+		if (end < len && l > 0 && text[end - 1] == '\r')
+			l--; /* CRLF: the '\r' is the line ending's, not the line's */
 		if (l >= sizeof(buf)) {
-			bad(c, "line too long");
+			bad(c, "line too long (more than %d characters)", MAX_LINE - 1);
 			break;
 		}
 		if (memchr(text + pos, 0, l)) {

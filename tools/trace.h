@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The trace language replayer (docs/trace.md, shared design/trace-format.md). */
+/* The trace language replayer (docs/trace.md). */
 #ifndef VPMU_TOOLS_TRACE_H
 #define VPMU_TOOLS_TRACE_H
 

@@ -2,8 +2,12 @@
 /*
  * KVM x86 glue (include/vpmu/kvm_x86.h, docs/integration.md): user-space MSR
  * exits answered by libvpmu, and virtual PMIs injected through the guest's LVTPC.
- * The KVM facts it relies on are in ../shared/reference/kvm-facts.md; KVM's
- * selftest x86/userspace_msr_exit_test.c is the reference for the exit path.
+ * The KVM interfaces are those of Linux Documentation/virt/kvm/api.rst
+ * (KVM_CAP_X86_USER_SPACE_MSR, KVM_X86_SET_MSR_FILTER, KVM_SIGNAL_MSI, KVM_NMI,
+ * KVM_GET_LAPIC/KVM_SET_LAPIC); KVM's selftest x86/userspace_msr_exit_test.c is
+ * the reference for the exit path.  The glue names no CPU model: what traps, what
+ * the guest's CPUID says and whether PMI delivery masks the LVTPC all come from
+ * the models through the public API.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -17,8 +21,8 @@
 
 #include "vpmu/kvm_x86.h"
 
-/* LAPIC register offsets in the KVM_GET_LAPIC page and LVT fields (SDM vol 3
- * 10.5.1; kvm-facts.md "Injecting the PMI"). */
+/* LAPIC register offsets in the KVM_GET_LAPIC page and LVT fields (Intel SDM
+ * vol. 3, "Local Vector Table"). */
 #define APIC_ID      0x020
 #define APIC_SVR     0x0F0
 #define APIC_LVTPC   0x340
@@ -28,22 +32,11 @@
 #define LVT_DM_FIXED 0u
 #define LVT_DM_NMI   4u
 
-/* Every PMU MSR of the legacy x86 families: a model answers the ones it owns and
- * faults the rest, so a guest probing another family's registers (Linux's
- * check_hw_exists(), perfctr's detection) sees #GP exactly as on the real CPU,
- * and `generic` faults them all (seed 000 "Generic"). */
-static const uint32_t legacy_pmu_msrs[] = {
-	0x11, 0x12, 0x13,                       /* P5 CESR, CTR0, CTR1 (facts 1a) */
-	0xC1, 0xC2, 0x186, 0x187,               /* P6 PERFCTR0/1, EVNTSEL0/1 */
-	0xC0010000, 0xC0010001, 0xC0010002, 0xC0010003, /* K7/K8 PERFEVTSEL0-3 */
-	0xC0010004, 0xC0010005, 0xC0010006, 0xC0010007, /* K7/K8 PERFCTR0-3 */
-	VPMU_MSR_MISC_ENABLE,
-};
-
-/* Filter ranges: at most 16 (kvm-facts.md); one range's bitmap spans at most
- * this many MSRs, so far-apart groups get ranges of their own. */
+/* Filter ranges: at most KVM_MSR_FILTER_MAX_RANGES (16, api.rst); one range's
+ * bitmap spans at most this many MSRs, so far-apart groups get ranges of their
+ * own. */
 #define FILTER_SPAN 256
-#define MAX_FILTER_MSRS 128
+#define MAX_FILTER_MSRS 512
 
 struct vpmu_kvm_vcpu {
 	int vm_fd;
@@ -53,8 +46,6 @@ struct vpmu_kvm_vcpu {
 	const struct vpmu_vm *vm;
 	int signo;               /* the kick signal */
 	bool automask;           /* PMI delivery masks LVTPC (vpmu_vm_lvtpc_automask) */
-	bool has_misc_enable;
-	uint64_t misc_enable;
 	struct vpmu_kvm_stats stats;
 };
 
@@ -71,27 +62,15 @@ static int fail(char *err, int e, const char *fmt, ...)
 	return -e;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* The MSRs that must exit: every PMU MSR of every model (vpmu_pmu_regs), sorted
+ * and unique.  The VM's model answers the ones it owns and faults the rest, so a
+ * guest probing another family's registers (Linux's check_hw_exists(),
+ * perfctr's detection) sees #GP exactly as on the CPU it is shown, and
+ * `generic` faults them all. */
+static unsigned filter_msrs(uint32_t *msrs)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The MSRs that must exit: the model's own and the legacy set, sorted, unique. */
-static unsigned filter_msrs(const struct vpmu_vm *vm, uint32_t *msrs)
-{
-	unsigned n = vpmu_vm_regs(vm, VPMU_SPACE_MSR, msrs, MAX_FILTER_MSRS);
-	if (n > MAX_FILTER_MSRS)
-		n = MAX_FILTER_MSRS;
-	for (size_t i = 0; i < sizeof(legacy_pmu_msrs) / sizeof(legacy_pmu_msrs[0]) &&
-			   n < MAX_FILTER_MSRS; i++)
-		msrs[n++] = legacy_pmu_msrs[i];
-	qsort(msrs, n, sizeof(*msrs), cmp_u32);
-	unsigned u = 0;
-	for (unsigned i = 0; i < n; i++)
-		if (u == 0 || msrs[u - 1] != msrs[i])
-			msrs[u++] = msrs[i];
-	return u;
+	unsigned n = vpmu_pmu_regs(VPMU_SPACE_MSR, msrs, MAX_FILTER_MSRS);
+	return n < MAX_FILTER_MSRS ? n : MAX_FILTER_MSRS;
 }
 
 static int set_msr_filter(int vm_fd, const struct vpmu_vm *vm, char *err)
@@ -102,7 +81,8 @@ static int set_msr_filter(int vm_fd, const struct vpmu_vm *vm, char *err)
 	struct kvm_msr_filter f;
 	memset(&f, 0, sizeof(f));
 	f.flags = KVM_MSR_FILTER_DEFAULT_ALLOW;
-	unsigned n = filter_msrs(vm, msrs), r = 0;
+	(void)vm;
+	unsigned n = filter_msrs(msrs), r = 0;
 	for (unsigned i = 0; i < n;) {
 		if (r == KVM_MSR_FILTER_MAX_RANGES)
 			return fail(err, ENOSPC, "MSR filter: the model's MSRs need more than %d ranges",
@@ -149,26 +129,6 @@ int vpmu_kvm_vm_setup(int vm_fd, const struct vpmu_vm *vm, char err[VPMU_KVM_ERR
 	return set_msr_filter(vm_fd, vm, err);
 }
 
-/* IA32_MISC_ENABLE exists on the P4 and on the family-6 parts from the Pentium M
- * on, with bit 7 (performance monitoring available) set on those that Linux's
- * drivers require it of (facts 1a); a P6 or any non-Intel model of this project
- * has no such MSR, so RDMSR 0x1A0 raises #GP there as on the real CPU. */
-static bool misc_enable_exists(const struct vpmu_vm *vm, uint64_t *reset)
-{
-	static const uint8_t emon_models[] = { 9, 13, 14, 15, 22, 23, 26, 28, 29, 30, 37, 42, 44, 46 };
-	const char *vendor;
-	unsigned family, cpumodel, stepping;
-	vpmu_vm_identity(vm, &vendor, &family, &cpumodel, &stepping);
-	if (strcmp(vendor, "GenuineIntel") != 0)
-		return false;
-	bool emon = family == 15;
-	for (size_t i = 0; family == 6 && i < sizeof(emon_models); i++)
-		emon |= cpumodel == emon_models[i];
-	/* b7 PERF_AVAIL, b11 BTS_UNAVAIL, b12 PEBS_UNAVAIL: no BTS/PEBS emulated. */
-	*reset = (1u << 7) | (1u << 11) | (1u << 12);
-	return emon;
-}
-
 int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
 			int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN])
 {
@@ -184,7 +144,6 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	kv->signo = signo;
 	kv->vm = vpmu_vcpu_vm(vcpu);
 	kv->automask = vpmu_vm_lvtpc_automask(kv->vm);
-	kv->has_misc_enable = misc_enable_exists(kv->vm, &kv->misc_enable);
 
 	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
 	struct {
@@ -227,7 +186,7 @@ void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv) { free(kv); }
 
 const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv)
 {
-	return &kv->stats;
+	return kv ? &kv->stats : NULL;
 }
 
 static uint32_t lapic_reg(const struct kvm_lapic_state *s, unsigned off)
@@ -237,8 +196,8 @@ static uint32_t lapic_reg(const struct kvm_lapic_state *s, unsigned off)
 	return v;
 }
 
-/* Deliver the pending PMI as the guest's LVTPC says (kvm-facts.md; ARCHITECTURE
- * decision 6).  A PMI that the hardware would not deliver (APIC software-
+/* Deliver the pending PMI as the guest's LVTPC says (docs/principles.md §6;
+ * docs/integration.md "PMIs").  A PMI that the hardware would not deliver (APIC software-
  * disabled, LVTPC masked) is dropped, as it is lost on the real CPU. */
 static int inject_pmi(struct vpmu_kvm_vcpu *kv, char *err)
 {
@@ -287,20 +246,6 @@ static int inject_pmi(struct vpmu_kvm_vcpu *kv, char *err)
 	}
 }
 
-/* IA32_MISC_ENABLE on the models that have it: the PMU-related bits are read-only
- * (no BTS/PEBS to enable); the rest keep what the guest writes. */
-static bool misc_enable_access(struct vpmu_kvm_vcpu *kv, bool write, uint64_t *data)
-{
-	const uint64_t ro = (1u << 7) | (1u << 11) | (1u << 12);
-	if (!kv->has_misc_enable)
-		return false;
-	if (write)
-		kv->misc_enable = (kv->misc_enable & ro) | (*data & ~ro);
-	else
-		*data = kv->misc_enable;
-	return true;
-}
-
 /* A PMU MSR exit (the filter sends only those): libvpmu answers it; a fault
  * becomes msr.error, which KVM turns into #GP in the guest. */
 static void answer_msr(struct vpmu_kvm_vcpu *kv)
@@ -311,10 +256,7 @@ static void answer_msr(struct vpmu_kvm_vcpu *kv)
 	bool write = run->exit_reason == KVM_EXIT_X86_WRMSR;
 	enum vpmu_fault f = VPMU_FAULT_NONE;
 	uint64_t data = run->msr.data;
-	if (run->msr.index == VPMU_MSR_MISC_ENABLE) {
-		if (!misc_enable_access(kv, write, &data))
-			f = VPMU_FAULT_NO_REG;
-	} else if (write) {
+	if (write) {
 		if (vpmu_reg_write(kv->vcpu, VPMU_SPACE_MSR, run->msr.index, data, &f) < 0)
 			f = VPMU_FAULT_NO_REG;
 	} else if (vpmu_reg_read(kv->vcpu, VPMU_SPACE_MSR, run->msr.index, &data, &f) < 0) {
@@ -331,6 +273,8 @@ static void answer_msr(struct vpmu_kvm_vcpu *kv)
 
 int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN])
 {
+	if (!kv)
+		return fail(err, EINVAL, "vpmu_kvm_vcpu_run: no vCPU");
 	for (;;) {
 		if (vpmu_vcpu_pmi_pending(kv->vcpu, NULL)) {
 			int r = inject_pmi(kv, err);

@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest register-access path: every trapped WRMSR/RDMSR (or mtspr/mfspr)
- * lands here.
+ * The register-access path: every trapped WRMSR/RDMSR (or mtspr/mfspr), every
+ * PMU call and every host-initiated access for save/restore lands here.
  *
- * A control write is applied in three steps (ARCHITECTURE.md decision 2):
- *   1. the model says whether the hardware accepts it (#GP in both modes if not);
+ * A write is a transaction (model.h), applied in three steps (docs/principles.md
+ * §2):
+ *   1. the model's write op says whether the hardware accepts the value (#GP in
+ *      both modes if not), stages the register values that result and flags the
+ *      perfctr per-register rules the value breaks;
  *   2. the perfctr control is derived from the register file as it would then be
- *      and checked: per-register masks always, cross-register rules when at least
+ *      and checked: per-register rules always, cross-register rules when at least
  *      one counter is left enabled;
- *   3. strict mode refuses a violation with #GP and restores the register; the
+ *   3. strict mode refuses a violation with #GP and puts every register back; the
  *      default mode records it and counts exactly as the hardware would.
- * This is a hot path (docs/performance.md): the control is zeroed, compared and
- * copied only as far as the model's counters reach, and the content id is hashed
- * only when a cache decision needs it (vpmu_vcpu_id()).
+ * Host-initiated accesses skip the guest semantics and the rules.  This is a hot
+ * path (docs/performance.md): the control is zeroed, compared and copied only as
+ * far as the model's counters reach, and the content id is hashed only when a
+ * cache decision needs it (vpmu_vcpu_id()).
  */
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core.h"
 
 void vpmu_vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 {
@@ -40,39 +44,41 @@ void vpmu_vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 	v->isuspend_cpu = -1;
 }
 
-/* Which generic event each counter of the current control counts, for the
- * accounting.  Resolved once per control, before the registers it was derived
- * from change (a-mode sums are folded after the write lands). */
-static void resolve_events(struct vpmu_vcpu *v)
+uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc)
 {
-	const struct vpmu_model *m = v->model;
-	if (m->ctl_event)
-		return; /* resolved from the control entries, whenever needed */
-	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++) {
-		if (v->event[i] != VPMU_EVENT_UNRESOLVED)
-			continue;
-		unsigned priv;
-		bool irq;
-		v->event[i] = (int8_t)m->decode_ctr(v->regs.ctrl, v->ctl.ctr[i].pmc, &priv, &irq);
-	}
+	if (pmc >= VPMU_MAX_CTRS)
+		return 0;
+	if (t->ctr_mask & (1u << pmc))
+		return t->ctr_val[pmc];
+	return vpmu_ctr_value(t->vcpu, pmc);
 }
 
 /* The derived control with i-mode start values: a counter that stays in i-mode
- * keeps its ireset; one that becomes i-mode starts from the value it holds now. */
-static void derive_control(struct vpmu_vcpu *v, struct vpmu_ctl *ctl)
+ * keeps its ireset; one that becomes i-mode starts from the value it holds now
+ * (or is loaded with in this transaction). */
+static inline __attribute__((always_inline)) void derive_control(struct vpmu_vcpu *v,
+								   const struct vpmu_txn *t,
+								   struct vpmu_ctl *ctl)
 {
-	const struct vpmu_model *m = v->model;
-	/* Models fill pmc and evntsel (and aux on P4): zero only what they may reach. */
+	/* Models set whole entries (vpmu_ctl_set): only the counts and the globals
+	 * need zeroing. */
 	ctl->nractrs = ctl->nrictrs = 0;
 	for (unsigned k = 0; k < sizeof(ctl->global) / sizeof(ctl->global[0]); k++)
 		ctl->global[k] = 0;
-	for (unsigned i = 0; i < m->nr_ctrs; i++)
-		ctl->ctr[i] = (struct vpmu_ctl_ctr){ 0, 0, 0, 0, 0 };
-	m->derive(&v->vm->opts, &v->regs, ctl);
+	v->mops->derive(v->model, &v->ctx, v->rf, ctl);
+	if (__builtin_expect(ctl->nrictrs && !(v->model->caps & VPMU_CAP_PCINT), 0)) {
+		/* perfctr: no i-mode counters without PCINT (update_control's -EPERM):
+		 * a CPU without an overflow interrupt cannot interrupt, so what a
+		 * model derives as i-mode counts as a-mode. */
+		ctl->nractrs += ctl->nrictrs;
+		ctl->nrictrs = 0;
+	}
 	for (unsigned i = ctl->nractrs; i < vpmu_ctl_n(ctl); i++) {
 		unsigned pmc = ctl->ctr[i].pmc;
 		int old = v->vidx[pmc];
-		if (old >= (int)v->ctl.nractrs)
+		if (t && (t->ctr_mask & (1u << pmc)))
+			ctl->ctr[i].ireset = t->ctr_val[pmc];
+		else if (old >= (int)v->ctl.nractrs)
 			ctl->ctr[i].ireset = v->ctl.ctr[old].ireset;
 		else
 			ctl->ctr[i].ireset = vpmu_ctr_value(v, pmc);
@@ -124,6 +130,29 @@ static void apply_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 		vpmu_state_resume(v);
 }
 
+/* Move to a derived control: in place where only a-mode event selects change. */
+static inline __attribute__((always_inline)) void install_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
+{
+	if (v->cpu >= 0 && same_amode_layout(&v->ctl, ctl)) {
+		for (unsigned i = 0; i < ctl->nractrs; i++)
+			if (ctl->ctr[i].evntsel != v->ctl.ctr[i].evntsel ||
+			    ctl->ctr[i].aux != v->ctl.ctr[i].aux) {
+				vpmu_state_reprogram(v, ctl);
+				break;
+			}
+	} else if (!ctl_equal(ctl, &v->ctl)) {
+		apply_control(v, ctl);
+	}
+}
+
+void vpmu_vcpu_refresh(struct vpmu_vcpu *v)
+{
+	struct vpmu_ctl ctl;
+	__atomic_fetch_and(&v->attn, (uint8_t)~VPMU_ATTN_STALE, __ATOMIC_RELAXED);
+	derive_control(v, NULL, &ctl);
+	install_control(v, &ctl);
+}
+
 static void record_violations(struct vpmu_vcpu *v, uint32_t viol)
 {
 	while (viol) {
@@ -133,46 +162,91 @@ static void record_violations(struct vpmu_vcpu *v, uint32_t viol)
 	}
 }
 
-static enum vpmu_fault write_ctrl_reg(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
+static inline void txn_init(struct vpmu_txn *t, struct vpmu_vcpu *v, bool host)
+{
+	t->regs = v->rf;
+	t->vcpu = v;
+	t->host = host;
+	t->n = 0;
+	t->violations = 0;
+	t->ctr_mask = 0;
+}
+
+static inline uint64_t *txn_target(struct vpmu_regfile *rf, unsigned kind, unsigned index)
+{
+	if (kind == VPMU_REG_CTRL && index < VPMU_MAX_CTRL_SLOTS)
+		return &rf->ctrl[index];
+	if (kind == VPMU_REG_MISC && index < VPMU_MAX_MISC)
+		return &rf->misc[index];
+	return NULL;
+}
+
+/* Tell an HT sibling that the file it derives its control from changed. */
+static void notify_sibling(struct vpmu_vcpu *v)
+{
+	struct vpmu_vcpu *s = v->core->thread[v->ctx.thread ^ 1];
+	if (s)
+		vpmu_mark_stale(s);
+}
+
+static void load_counters(struct vpmu_vcpu *v, const struct vpmu_txn *t)
+{
+	for (uint32_t mask = t->ctr_mask; mask; mask &= mask - 1) {
+		unsigned pmc = (unsigned)__builtin_ctz(mask);
+		if (pmc < v->model->nr_ctrs)
+			vpmu_ctr_set(v, pmc, t->ctr_val[pmc] & v->width_mask);
+	}
+}
+
+/* Steps 2 and 3 of a write whose step 1 (the model's op) accepted it. */
+static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct vpmu_vcpu *v,
+									  const struct vpmu_txn *t)
 {
 	const struct vpmu_model *m = v->model;
-	const struct vpmu_cpu_opts *o = &v->vm->opts;
-	uint64_t old = v->regs.ctrl[slot], stored;
-	enum vpmu_fault f = m->ctrl_write(o, slot, val, old, &stored);
-	if (f != VPMU_FAULT_NONE)
-		return f;
-	uint32_t viol = m->check_write ? m->check_write(o, slot, val) : 0;
-	if (stored == old) {
+	bool strict = v->strict && !t->host;
+	uint32_t viol = t->host ? 0 : t->violations;
+	unsigned k = 0;
+	for (; k < t->n; k++) {
+		const uint64_t *p = txn_target(v->rf, t->upd[k].kind, t->upd[k].index);
+		if (p && *p != t->upd[k].value)
+			break;
+	}
+	if (k == t->n) {
 		/* The register file, hence the control, is unchanged (Linux's
 		 * read-modify-write of EVNTSEL0 often is): only the rules are re-checked. */
-		if (vpmu_ctl_n(&v->ctl) && m->check_control)
-			viol |= m->check_control(o, &v->regs, &v->ctl);
-		if (viol && o->strict)
+		if (!t->ctr_mask && !t->host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
+			viol |= v->mops->check_control(m, &v->ctx, v->rf, &v->ctl);
+		if (viol && strict)
 			return VPMU_FAULT_STRICT;
 		record_violations(v, viol);
+		load_counters(v, t);
 		return VPMU_FAULT_NONE;
 	}
-	resolve_events(v);
-	v->regs.ctrl[slot] = stored;
+	uint64_t undo[VPMU_TXN_MAX];
+	for (k = 0; k < t->n; k++) {
+		uint64_t *p = txn_target(v->rf, t->upd[k].kind, t->upd[k].index);
+		if (p) {
+			undo[k] = *p;
+			*p = t->upd[k].value;
+		}
+	}
 	struct vpmu_ctl ctl;
-	derive_control(v, &ctl);
-	if (vpmu_ctl_n(&ctl) && m->check_control)
-		viol |= m->check_control(o, &v->regs, &ctl);
-	if (viol && o->strict) {
-		v->regs.ctrl[slot] = old;
+	derive_control(v, t, &ctl);
+	if (!t->host && vpmu_ctl_n(&ctl) && v->mops->check_control)
+		viol |= v->mops->check_control(m, &v->ctx, v->rf, &ctl);
+	if (viol && strict) {
+		while (k--) {
+			uint64_t *p = txn_target(v->rf, t->upd[k].kind, t->upd[k].index);
+			if (p)
+				*p = undo[k];
+		}
 		return VPMU_FAULT_STRICT;
 	}
 	record_violations(v, viol);
-	if (v->cpu >= 0 && same_amode_layout(&v->ctl, &ctl)) {
-		/* Only event selects can differ: move in place if one does. */
-		for (unsigned i = 0; i < ctl.nractrs; i++)
-			if (ctl.ctr[i].evntsel != v->ctl.ctr[i].evntsel || ctl.ctr[i].aux != v->ctl.ctr[i].aux) {
-				vpmu_state_reprogram(v, &ctl);
-				break;
-			}
-	} else if (!ctl_equal(&ctl, &v->ctl)) {
-		apply_control(v, &ctl);
-	}
+	load_counters(v, t);
+	install_control(v, &ctl);
+	if (v->core)
+		notify_sibling(v);
 	return VPMU_FAULT_NONE;
 }
 
@@ -184,34 +258,85 @@ static inline void count_fault(struct vpmu_vcpu *v, enum vpmu_fault f)
 		v->totals.faults++;
 }
 
+static inline __attribute__((always_inline)) enum vpmu_fault write_reg(struct vpmu_vcpu *v,
+									 const struct vpmu_reg *r,
+									 uint64_t val, bool host)
+{
+	struct vpmu_txn t;
+	txn_init(&t, v, host);
+	enum vpmu_fault f = v->mops->write(v->model, &v->ctx, &t, r, val);
+	if (f != VPMU_FAULT_NONE)
+		return f;
+	return txn_commit(v, &t);
+}
+
+static enum vpmu_fault read_reg(struct vpmu_vcpu *v, const struct vpmu_reg *r, uint64_t *val,
+				bool host)
+{
+	uint64_t raw;
+	if (r->kind == VPMU_REG_CTR)
+		raw = vpmu_ctr_value(v, r->index);
+	else if (r->kind == VPMU_REG_CTRL)
+		raw = v->rf->ctrl[r->index];
+	else
+		raw = v->rf->misc[r->index];
+	if (!host && (r->flags & VPMU_REGF_READ_HOOK))
+		return v->mops->read(v->model, &v->ctx, v->rf, r, raw, val);
+	*val = raw;
+	return VPMU_FAULT_NONE;
+}
+
+/* The vCPU needs attention before an access: an HT core's lock, or a control to
+ * derive again.  Out of line: neither happens on the P6/K7 hot paths. */
+static __attribute__((noinline, cold)) void access_begin(struct vpmu_vcpu *v)
+{
+	if (v->core)
+		pthread_mutex_lock(&v->core->lock);
+	if (vpmu_attn(v) & VPMU_ATTN_STALE)
+		vpmu_vcpu_refresh(v);
+}
+
+static inline void access_end(struct vpmu_vcpu *v)
+{
+	if (v->core)
+		pthread_mutex_unlock(&v->core->lock);
+}
+
+#define ACCESS_BEGIN(v) do { if (__builtin_expect(vpmu_attn(v) != 0, 0)) access_begin(v); } while (0)
+#define ACCESS_END(v) access_end(v)
+
 int vpmu_reg_write(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 		   uint64_t val, enum vpmu_fault *fault)
 {
 	if (!v || !fault)
 		return -EINVAL;
-	const struct vpmu_model *m = v->model;
-	const struct vpmu_reg *r = vpmu_vm_reg(v->vm, space, addr);
+	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
 	enum vpmu_fault f = VPMU_FAULT_NO_REG;
 	v->totals.writes++;
 	if (r) {
-		switch (r->kind) {
-		case VPMU_REG_CTRL:
-			f = write_ctrl_reg(v, r->index, val);
-			break;
-		case VPMU_REG_CTR: {
-			uint64_t stored;
-			f = m->ctr_write(&v->vm->opts, r->index, val, &stored);
-			if (f == VPMU_FAULT_NONE)
-				vpmu_ctr_set(v, r->index, stored);
-			break;
-		}
-		case VPMU_REG_MISC:
-			/* Model-specific registers kept as values are read-only here. */
-			f = val == v->regs.misc[r->index] ? VPMU_FAULT_NONE : VPMU_FAULT_READ_ONLY;
-			break;
-		}
+		ACCESS_BEGIN(v);
+		f = write_reg(v, r, val, false);
+		ACCESS_END(v);
 	}
 	count_fault(v, f);
+	*fault = f;
+	return 0;
+}
+
+/* Every read but a plain one on an unshared, up-to-date vCPU. */
+static __attribute__((noinline)) int reg_read_slow(struct vpmu_vcpu *v, const struct vpmu_reg *r,
+						    uint64_t *val, enum vpmu_fault *fault)
+{
+	enum vpmu_fault f = VPMU_FAULT_NO_REG;
+	if (r) {
+		ACCESS_BEGIN(v);
+		f = read_reg(v, r, val, false);
+		ACCESS_END(v);
+	}
+	if (f != VPMU_FAULT_NONE) {
+		*val = 0;
+		v->totals.faults++;
+	}
 	*fault = f;
 	return 0;
 }
@@ -219,21 +344,91 @@ int vpmu_reg_write(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 		  uint64_t *val, enum vpmu_fault *fault)
 {
-	if (!v || !fault || !val)
+	if (__builtin_expect(!v | !fault | !val, 0))
 		return -EINVAL;
-	const struct vpmu_reg *r = vpmu_vm_reg(v->vm, space, addr);
+	unsigned e = space == v->regspace ? vpmu_reg_slot(v->rix, addr) : 0;
 	v->totals.reads++;
-	if (!r) {
-		*fault = VPMU_FAULT_NO_REG;
-		v->totals.faults++;
-		return 0;
-	}
+	if (__builtin_expect(!e, 0))
+		return reg_read_slow(v, NULL, val, fault);
+	const struct vpmu_reg *r = &v->mregs[e - 1];
+	if (__builtin_expect(r->flags | vpmu_attn(v), 0))
+		return reg_read_slow(v, r, val, fault);
 	*fault = VPMU_FAULT_NONE;
 	if (r->kind == VPMU_REG_CTR)
 		*val = vpmu_ctr_value(v, r->index);
-	else if (r->kind == VPMU_REG_CTRL)
-		*val = v->regs.ctrl[r->index];
 	else
-		*val = v->regs.misc[r->index];
+		*val = r->kind == VPMU_REG_CTRL ? v->rf->ctrl[r->index] : v->rf->misc[r->index];
+	return 0;
+}
+
+int vpmu_reg_get(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t *val)
+{
+	if (!v || !val)
+		return -EINVAL;
+	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
+	if (!r)
+		return -ENOENT;
+	ACCESS_BEGIN(v);
+	read_reg(v, r, val, true);
+	ACCESS_END(v);
+	return 0;
+}
+
+/* The write path out of line, for the callers that are not hot. */
+static __attribute__((noinline)) enum vpmu_fault write_reg_call(struct vpmu_vcpu *v,
+								 const struct vpmu_reg *r,
+								 uint64_t val, bool host)
+{
+	return write_reg(v, r, val, host);
+}
+
+static __attribute__((noinline)) enum vpmu_fault txn_commit_call(struct vpmu_vcpu *v,
+								  const struct vpmu_txn *t)
+{
+	return txn_commit(v, t);
+}
+
+int vpmu_reg_set(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t val)
+{
+	if (!v)
+		return -EINVAL;
+	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
+	if (!r)
+		return -ENOENT;
+	ACCESS_BEGIN(v);
+	enum vpmu_fault f = write_reg_call(v, r, val, true);
+	ACCESS_END(v);
+	/* A value the hardware cannot hold (reserved bits) is bad saved state. */
+	return f == VPMU_FAULT_NONE ? 0 : -EINVAL;
+}
+
+int vpmu_call(struct vpmu_vcpu *v, unsigned long fid, const uint64_t args[VPMU_CALL_ARGS],
+	      struct vpmu_call_result *out)
+{
+	if (!v || !args || !out)
+		return -EINVAL;
+	v->totals.calls++;
+	out->value = 0;
+	if (!v->mops->call) {
+		out->error = VPMU_SBI_ERR_NOT_SUPPORTED;
+		return 0;
+	}
+	ACCESS_BEGIN(v);
+	struct vpmu_txn t;
+	txn_init(&t, v, false);
+	uint64_t value = 0;
+	long e = v->mops->call(v->model, &v->ctx, &t, fid, args, &value);
+	if (e == VPMU_SBI_SUCCESS) {
+		enum vpmu_fault f = txn_commit_call(v, &t);
+		if (f == VPMU_FAULT_STRICT) {
+			/* Strict mode refuses what breaks a rule; the SBI's word for a
+			 * refused request is DENIED. */
+			v->totals.strict_refusals++;
+			e = VPMU_SBI_ERR_DENIED;
+		}
+	}
+	ACCESS_END(v);
+	out->error = e;
+	out->value = e == VPMU_SBI_SUCCESS ? value : 0;
 	return 0;
 }

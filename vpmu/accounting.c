@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core.h"
 #include "vpmu/perfctr.h"
 
 int vpmu_vcpu_totals(const struct vpmu_vcpu *v, struct vpmu_totals *out)
@@ -18,7 +18,7 @@ int vpmu_vcpu_totals(const struct vpmu_vcpu *v, struct vpmu_totals *out)
 		if (v->cpu >= 0)
 			d += (uint32_t)(vpmu_host_read32(v, pmc) - v->pmc[i].start);
 		out->pmc[pmc] += d;
-		int ev = vpmu_counter_event(v, i);
+		int ev = vpmu_counter_event_of(v, i);
 		if (ev >= 0)
 			out->events[ev] += d;
 	}

@@ -1,14 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libvpmu core: hosts, VMs, vCPUs, and the guest register-access path.
- *
- * A control write is applied in three steps (ARCHITECTURE.md decision 2):
- *   1. the model says whether the hardware accepts it (#GP in both modes if not);
- *   2. the perfctr control is derived from the register file as it would then be
- *      and checked: per-register masks always, cross-register rules when at least
- *      one counter is left enabled;
- *   3. strict mode refuses a violation with #GP and restores the register; the
- *      default mode records it and counts exactly as the hardware would.
+ * libvpmu core: hosts, VMs, vCPUs, their lifetimes, and overflow interrupts.
+ * The register-access path is access.c; switching is switch.c.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -17,9 +10,57 @@
 
 #include <xxhash.h>
 
-#include "internal.h"
+#include "core.h"
 
 static uint64_t next_vm_uid = 1;
+
+/*
+ * Live handles.  Destroying a VM twice, or a host or VM the library never made,
+ * must be refused rather than become a use-after-free, and that can only be told
+ * without dereferencing the pointer.  Creation and destruction are rare (the VMM
+ * serialises them, vpmu.h), so a small locked list is enough.
+ */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static const void **live;
+static size_t nr_live, cap_live;
+
+static int live_add(const void *p)
+{
+	int r = 0;
+	pthread_mutex_lock(&live_lock);
+	if (nr_live == cap_live) {
+		size_t cap = cap_live ? 2 * cap_live : 16;
+		const void **n = realloc(live, cap * sizeof(*n));
+		if (!n)
+			r = -ENOMEM;
+		else
+			live = n, cap_live = cap;
+	}
+	if (!r)
+		live[nr_live++] = p;
+	pthread_mutex_unlock(&live_lock);
+	return r;
+}
+
+/* Removes p if it is alive; false if it is not. */
+static bool live_remove(const void *p)
+{
+	bool found = false;
+	pthread_mutex_lock(&live_lock);
+	for (size_t i = 0; i < nr_live; i++)
+		if (live[i] == p) {
+			live[i] = live[--nr_live];
+			found = true;
+			break;
+		}
+	if (!nr_live) {
+		free(live);
+		live = NULL;
+		cap_live = 0;
+	}
+	pthread_mutex_unlock(&live_lock);
+	return found;
+}
 
 /* ---------------------------------------------------------------- host */
 
@@ -42,7 +83,8 @@ int vpmu_host_create(const struct vpmu_backend *backend, unsigned nr_cpus,
 	if (!h)
 		return -ENOMEM;
 	h->cpu = calloc(nr_cpus, sizeof(*h->cpu));
-	if (!h->cpu) {
+	if (!h->cpu || live_add(h) < 0) {
+		free(h->cpu);
 		free(h);
 		return -ENOMEM;
 	}
@@ -54,12 +96,59 @@ int vpmu_host_create(const struct vpmu_backend *backend, unsigned nr_cpus,
 	return 0;
 }
 
-void vpmu_host_destroy(struct vpmu_host *host)
+int vpmu_host_destroy(struct vpmu_host *host)
 {
 	if (!host)
-		return;
+		return 0;
+	pthread_mutex_lock(&live_lock);
+	bool alive = false;
+	for (size_t i = 0; i < nr_live && !alive; i++)
+		alive = live[i] == host;
+	bool busy = alive && host->nr_vms;
+	pthread_mutex_unlock(&live_lock);
+	if (!alive)
+		return -EINVAL;
+	if (busy)
+		return -EBUSY;
+	live_remove(host);
 	free(host->cpu);
 	free(host);
+	return 0;
+}
+
+/* The overflow of an i-mode counter: the model records the architectural status
+ * and decides whether it raises a PMI.  Status that changes a control register
+ * makes the control stale: it is derived again before the next entry or access,
+ * not here, where a switch-out may be in progress (perf's run_end). */
+static bool model_overflow(struct vpmu_vcpu *v, uint64_t mask)
+{
+	if (!v->mops->overflow)
+		return true;
+	if (v->core)
+		pthread_mutex_lock(&v->core->lock);
+	struct vpmu_txn t;
+	memset(&t, 0, sizeof(t));
+	t.regs = v->rf;
+	t.vcpu = v;
+	t.host = true;
+	bool pmi = false;
+	for (; mask; mask &= mask - 1)
+		pmi |= v->mops->overflow(v->model, &v->ctx, &t, (unsigned)__builtin_ctzll(mask));
+	bool changed = false;
+	for (unsigned k = 0; k < t.n; k++) {
+		uint64_t *p = t.upd[k].kind == VPMU_REG_CTRL ? &v->rf->ctrl[t.upd[k].index % VPMU_MAX_CTRL_SLOTS]
+							      : &v->rf->misc[t.upd[k].index % VPMU_MAX_MISC];
+		changed |= *p != t.upd[k].value;
+		*p = t.upd[k].value;
+	}
+	if (changed) {
+		vpmu_mark_stale(v);
+		if (v->core && v->core->thread[v->ctx.thread ^ 1])
+			vpmu_mark_stale(v->core->thread[v->ctx.thread ^ 1]);
+	}
+	if (v->core)
+		pthread_mutex_unlock(&v->core->lock);
+	return pmi;
 }
 
 void vpmu_host_overflow(struct vpmu_host *host, unsigned cpu, uint64_t pmc_mask)
@@ -74,178 +163,47 @@ void vpmu_host_overflow(struct vpmu_host *host, unsigned cpu, uint64_t pmc_mask)
 	for (unsigned i = v->ctl.nractrs; i < vpmu_ctl_n(&v->ctl); i++)
 		if (pmc_mask & (1ull << v->ctl.ctr[i].pmc))
 			mask |= 1ull << v->ctl.ctr[i].pmc;
-	if (!mask)
+	if (!mask || !model_overflow(v, mask))
 		return;
-	v->ovf_mask |= mask;
+	v->pmi_ctrs |= mask;
 	v->pmi_pending = true;
 	v->totals.pmis++;
 }
 
-/* ---------------------------------------------------------------- models */
-
-unsigned vpmu_model_count(void) { return vpmu_nr_models; }
-
-const char *vpmu_model_name(unsigned index)
-{
-	return index < vpmu_nr_models ? vpmu_models[index]->name : NULL;
-}
-
-const struct vpmu_model *vpmu_model_find(const char *name)
-{
-	if (!name)
-		return NULL;
-	for (unsigned i = 0; i < vpmu_nr_models; i++)
-		if (strcmp(vpmu_models[i]->name, name) == 0)
-			return vpmu_models[i];
-	return NULL;
-}
-
-const char *vpmu_model_description(const char *name)
-{
-	const struct vpmu_model *m = vpmu_model_find(name);
-	return m ? m->description : NULL;
-}
-
-static bool identity_automasks(const struct vpmu_model *m, unsigned family, unsigned cpumodel)
-{
-	return m->intel_lvtpc_automask && (family == 15 || (family == 6 && cpumodel >= 9));
-}
-
-int vpmu_model_info(const char *name, struct vpmu_model_info *out)
-{
-	const struct vpmu_model *m = vpmu_model_find(name);
-	if (!m || !out)
-		return m ? -EINVAL : -ENOENT;
-	out->name = m->name;
-	out->description = m->description;
-	out->vendor = m->vendor;
-	out->regspace = m->regspace;
-	out->family = m->family;
-	out->cpumodel = m->cpumodel;
-	out->stepping = m->stepping;
-	out->nr_ctrs = m->nr_ctrs;
-	out->ctr_width = m->ctr_width;
-	out->overflow_interrupts = m->has_pcint;
-	out->lvtpc_automask = identity_automasks(m, m->family, m->cpumodel);
-	out->nr_regs = m->nr_regs;
-	out->nr_events = m->nr_events;
-	out->nr_rules = m->nr_rules;
-	return 0;
-}
-
-int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **kind)
-{
-	static const char *const kinds[] = { "?", "control", "counter", "misc" };
-	const struct vpmu_model *m = vpmu_model_find(name);
-	if (!m || i >= m->nr_regs)
-		return -ENOENT;
-	if (addr)
-		*addr = m->regs[i].addr;
-	if (kind)
-		*kind = kinds[m->regs[i].kind <= VPMU_REG_MISC ? m->regs[i].kind : 0];
-	return 0;
-}
-
-int vpmu_model_event(const char *name, unsigned i, uint32_t *code, uint32_t *match,
-		     const char **event_name, int *generic)
-{
-	const struct vpmu_model *m = vpmu_model_find(name);
-	if (!m || i >= m->nr_events)
-		return -ENOENT;
-	if (code)
-		*code = m->events[i].code;
-	if (match)
-		*match = m->events[i].match;
-	if (event_name)
-		*event_name = m->events[i].name;
-	if (generic)
-		*generic = m->events[i].generic;
-	return 0;
-}
-
-int vpmu_model_rule(const char *name, unsigned i, const char **rule_name, const char **text)
-{
-	const struct vpmu_model *m = vpmu_model_find(name);
-	if (!m || i >= m->nr_rules)
-		return -ENOENT;
-	if (rule_name)
-		*rule_name = m->rules[i].name;
-	if (text)
-		*text = m->rules[i].text;
-	return 0;
-}
-
-int vpmu_model_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsigned pmc,
-			  unsigned *priv, bool *interrupt)
-{
-	unsigned p = 0;
-	bool irq = false;
-	int ev = VPMU_EV_NONE;
-	if (m && ctrl && pmc < m->nr_ctrs && m->decode_ctr)
-		ev = m->decode_ctr(ctrl, pmc, &p, &irq);
-	if (priv)
-		*priv = p;
-	if (interrupt)
-		*interrupt = irq;
-	return ev;
-}
-
-int vpmu_model_event_lookup(const struct vpmu_model *m, uint64_t evntsel)
-{
-	for (unsigned i = 0; i < m->nr_events; i++)
-		if ((evntsel & m->events[i].match) == m->events[i].code)
-			return m->events[i].generic;
-	return VPMU_EV_NONE;
-}
-
-unsigned vpmu_model_ctr_width(const struct vpmu_model *m) { return m->ctr_width; }
-unsigned vpmu_model_nr_ctrs(const struct vpmu_model *m) { return m->nr_ctrs; }
-
-const struct vpmu_reg *vpmu_model_reg_find(const struct vpmu_model *m, enum vpmu_regspace space,
-					  uint32_t addr)
-{
-	/* Tables are short (at most ~90 entries on P4) and sorted by (space, addr).
-	 * Every guest access starts here: (space, addr) compared as one 64-bit key
-	 * orders the same way and costs one compare per step (docs/performance.md). */
-	uint64_t key = (uint64_t)space << 32 | addr;
-	if (m->nr_regs <= 8) {
-		for (unsigned i = 0; i < m->nr_regs; i++)
-			if (m->regs[i].addr == addr && m->regs[i].space == space)
-				return &m->regs[i];
-		return NULL;
-	}
-	unsigned lo = 0, hi = m->nr_regs;
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-		const struct vpmu_reg *r = &m->regs[mid];
-		uint64_t k = (uint64_t)r->space << 32 | r->addr;
-		if (k == key)
-			return r;
-		if (k < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 /* ---------------------------------------------------------------- VMs */
+
+int vpmu_vm_cpu(const struct vpmu_vm *vm, struct vpmu_cpu_identity *out)
+{
+	if (!vm || !out)
+		return -EINVAL;
+	const struct vpmu_identity *id = &vm->model->id;
+	out->vendor = id->vendor;
+	out->family = vm->opts.family;
+	out->cpumodel = vm->opts.cpumodel;
+	out->stepping = vm->opts.stepping;
+	out->cpuid1_edx = id->cpuid1_edx;
+	out->cpuid1_ecx = id->cpuid1_ecx;
+	out->ext1_edx = id->ext1_edx;
+	out->ext1_ecx = id->ext1_ecx;
+	return 0;
+}
 
 void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *family,
 		      unsigned *cpumodel, unsigned *stepping)
 {
-	*vendor = vm->model->vendor;
+	*vendor = vm->model->id.vendor;
 	*family = vm->opts.family;
 	*cpumodel = vm->opts.cpumodel;
 	*stepping = vm->opts.stepping;
 }
 
-struct vpmu_vm *vpmu_vcpu_vm(const struct vpmu_vcpu *vcpu) { return vcpu->vm; }
-unsigned vpmu_vcpu_index(const struct vpmu_vcpu *vcpu) { return vcpu->index; }
+struct vpmu_vm *vpmu_vcpu_vm(const struct vpmu_vcpu *vcpu) { return vcpu ? vcpu->vm : NULL; }
+unsigned vpmu_vcpu_index(const struct vpmu_vcpu *vcpu) { return vcpu ? vcpu->ctx.vcpu : 0; }
 
 bool vpmu_vm_lvtpc_automask(const struct vpmu_vm *vm)
 {
-	return identity_automasks(vm->model, vm->opts.family, vm->opts.cpumodel);
+	return vm && vm->model->ops->lvtpc_automask &&
+	       vm->model->ops->lvtpc_automask(vm->model, &vm->opts);
 }
 
 const char *vpmu_vm_model(const struct vpmu_vm *vm) { return vm ? vm->model->name : NULL; }
@@ -257,6 +215,50 @@ const char *vpmu_vm_rule_name(const struct vpmu_vm *vm, unsigned rule)
 	return vm->model->rules[rule].name;
 }
 
+int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
+			 const struct vpmu_vm_config *cfg, struct vpmu_vm **out)
+{
+	if (!host || !m || !cfg || !out)
+		return -EINVAL;
+	if (cfg->flags & ~VPMU_VM_STRICT)
+		return -EINVAL;
+	if (cfg->cpumodel < -1 || cfg->cpumodel > 255 || cfg->stepping < -1 || cfg->stepping > 15)
+		return -EINVAL;
+	/* Hyper-threading only where the model's CPUs had it (the P4). */
+	if (cfg->ht && !(m->caps & VPMU_CAP_HT))
+		return -EINVAL;
+	if (m->nr_regs > VPMU_REG_HASH_SIZE / 2)
+		return -EINVAL;
+	struct vpmu_vm *vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return -ENOMEM;
+	if (live_add(vm) < 0) {
+		free(vm);
+		return -ENOMEM;
+	}
+	vm->host = host;
+	vm->model = m;
+	vm->opts.family = m->id.family;
+	vm->opts.cpumodel = cfg->cpumodel >= 0 ? (unsigned)cfg->cpumodel : m->id.cpumodel;
+	vm->opts.stepping = cfg->stepping >= 0 ? (unsigned)cfg->stepping : m->id.stepping;
+	vm->opts.ht = cfg->ht != 0;
+	vm->opts.strict = (cfg->flags & VPMU_VM_STRICT) != 0;
+	vm->uid = __atomic_fetch_add(&next_vm_uid, 1, __ATOMIC_RELAXED);
+	/* At most half full (checked above): every probe sequence ends at an empty slot. */
+	for (unsigned i = 0; i < m->nr_regs; i++) {
+		unsigned h = vpmu_reg_hash(m->regs[i].addr);
+		while (vm->rix.idx[h])
+			h = (h + 1) % VPMU_REG_HASH_SIZE;
+		vm->rix.idx[h] = (uint8_t)(i + 1);
+		vm->rix.addr[h] = m->regs[i].addr;
+	}
+	pthread_mutex_lock(&live_lock);
+	host->nr_vms++;
+	pthread_mutex_unlock(&live_lock);
+	*out = vm;
+	return 0;
+}
+
 int vpmu_vm_create(struct vpmu_host *host, const struct vpmu_vm_config *cfg,
 		   struct vpmu_vm **out)
 {
@@ -265,39 +267,15 @@ int vpmu_vm_create(struct vpmu_host *host, const struct vpmu_vm_config *cfg,
 	const struct vpmu_model *m = vpmu_model_find(cfg->model);
 	if (!m)
 		return -ENOENT;
-	if (cfg->flags & ~VPMU_VM_STRICT)
-		return -EINVAL;
-	if (cfg->cpumodel < -1 || cfg->cpumodel > 255 || cfg->stepping < -1 || cfg->stepping > 15)
-		return -EINVAL;
-	/* Hyper-threading exists only on the P4 (seed 000, "Intel P4"). */
-	if (cfg->ht && strcmp(m->name, "p4") != 0)
-		return -EINVAL;
-	struct vpmu_vm *vm = calloc(1, sizeof(*vm));
-	if (!vm)
-		return -ENOMEM;
-	vm->host = host;
-	vm->model = m;
-	vm->opts.family = m->family;
-	vm->opts.cpumodel = cfg->cpumodel >= 0 ? (unsigned)cfg->cpumodel : m->cpumodel;
-	vm->opts.stepping = cfg->stepping >= 0 ? (unsigned)cfg->stepping : m->stepping;
-	vm->opts.ht = cfg->ht != 0;
-	vm->opts.strict = (cfg->flags & VPMU_VM_STRICT) != 0;
-	vm->uid = __atomic_fetch_add(&next_vm_uid, 1, __ATOMIC_RELAXED);
-	/* Models own at most ~90 registers (P4): the table stays under half full. */
-	for (unsigned i = 0; i < m->nr_regs && i < VPMU_REG_HASH_SIZE / 2; i++) {
-		unsigned h = vpmu_reg_hash(m->regs[i].addr);
-		while (vm->reg_hash[h])
-			h = (h + 1) % VPMU_REG_HASH_SIZE;
-		vm->reg_hash[h] = (uint8_t)(i + 1);
-	}
-	*out = vm;
-	return 0;
+	return vpmu_vm_create_model(host, m, cfg, out);
 }
 
-void vpmu_vm_destroy(struct vpmu_vm *vm)
+int vpmu_vm_destroy(struct vpmu_vm *vm)
 {
 	if (!vm)
-		return;
+		return 0;
+	if (!live_remove(vm))
+		return -EINVAL;
 	for (unsigned i = 0; i < VPMU_MAX_VCPUS; i++) {
 		struct vpmu_vcpu *v = vm->vcpu[i];
 		if (!v)
@@ -306,23 +284,31 @@ void vpmu_vm_destroy(struct vpmu_vm *vm)
 			vpmu_vcpu_switch_out(v);
 		free(v);
 	}
+	for (unsigned i = 0; i < VPMU_MAX_VCPUS / 2; i++) {
+		if (vm->core[i]) {
+			pthread_mutex_destroy(&vm->core[i]->lock);
+			free(vm->core[i]);
+		}
+	}
+	pthread_mutex_lock(&live_lock);
+	vm->host->nr_vms--;
+	pthread_mutex_unlock(&live_lock);
 	free(vm);
+	return 0;
 }
 
 bool vpmu_vm_owns_reg(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t reg)
 {
-	return vm && vpmu_model_reg_find(vm->model, space, reg) != NULL;
+	return vm && vpmu_vm_reg(vm, space, reg) != NULL;
 }
 
 unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t *regs,
 		      unsigned max)
 {
 	unsigned n = 0;
-	if (!vm)
+	if (!vm || space != vm->model->regspace)
 		return 0;
 	for (unsigned i = 0; i < vm->model->nr_regs; i++) {
-		if (vm->model->regs[i].space != space)
-			continue;
 		if (regs && n < max)
 			regs[n] = vm->model->regs[i].addr;
 		n++;
@@ -334,13 +320,37 @@ unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32
 
 uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl)
 {
-	/* Content-addressed (decision 3): equal controls of one VM share an id, the
-	 * VM's uid as seed keeps two VMs apart.  0 and all-ones are reserved for the
-	 * cache's "cleared" and "unknown" states (facts 1d). */
+	/* Content-addressed (docs/principles.md §3): equal controls of one VM share
+	 * an id, the VM's uid as seed keeps two VMs apart.  0 and all-ones are
+	 * reserved for the cache's "cleared" and "unknown" states, as in perfctr's
+	 * per-CPU cache. */
 	uint64_t id = XXH3_64bits_withSeed(ctl, vpmu_ctl_len(vpmu_ctl_n(ctl)), vm->uid);
 	if (id == 0 || id == ~0ull)
 		id = 0x9e3779b97f4a7c15ull ^ vm->uid;
 	return id;
+}
+
+/* With HT, vCPUs 2k and 2k+1 are threads 0 and 1 of core k and share its file. */
+static int attach_core(struct vpmu_vm *vm, struct vpmu_vcpu *v, unsigned index)
+{
+	struct vpmu_core_regs *c = vm->core[index / 2];
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		if (pthread_mutex_init(&c->lock, NULL) != 0) {
+			free(c);
+			return -ENOMEM;
+		}
+		c->rf = v->own;   /* the reset values */
+		vm->core[index / 2] = c;
+	}
+	c->thread[index % 2] = v;
+	v->core = c;
+	v->attn = VPMU_ATTN_HT;
+	v->rf = &c->rf;
+	v->ctx.thread = index % 2;
+	return 0;
 }
 
 int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
@@ -356,22 +366,38 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->vm = vm;
 	v->host = vm->host;
 	v->model = m;
+	v->mops = m->ops;
+	v->rix = &vm->rix;
+	v->mregs = m->regs;
+	v->regspace = (uint8_t)m->regspace;
+	v->strict = vm->opts.strict;
 	v->bops = vm->host->backend.ops;
 	v->run_begin = v->bops->run_begin;
 	v->run_end = v->bops->run_end;
 	v->bctx = vm->host->backend.ctx;
 	v->width_mask = vpmu_width_mask(m->ctr_width);
-	v->index = index;
+	v->ctx.vm = &vm->opts;
+	v->ctx.vcpu = index;
+	v->rf = &v->own;
 	v->cpu = -1;
 	memset(v->vidx, -1, sizeof(v->vidx));  /* no counter is in the (empty) control */
-	/* misc_reset holds one value per MISC register index the model declares. */
+	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++)
+		v->memo[i].ev[0] = v->memo[i].ev[1] = VPMU_EVENT_UNRESOLVED;
 	for (unsigned i = 0; m->misc_reset && i < m->nr_regs; i++)
 		if (m->regs[i].kind == VPMU_REG_MISC)
-			v->regs.misc[m->regs[i].index] = m->misc_reset[m->regs[i].index];
+			v->own.misc[m->regs[i].index] = m->misc_reset[m->regs[i].index];
+	if (vm->opts.ht && attach_core(vm, v, index) < 0) {
+		free(v);
+		return -ENOMEM;
+	}
+	if (v->core)
+		pthread_mutex_lock(&v->core->lock);
 	struct vpmu_ctl ctl;
 	memset(&ctl, 0, sizeof(ctl));
-	m->derive(&vm->opts, &v->regs, &ctl);
+	m->ops->derive(m, &v->ctx, v->rf, &ctl);
 	vpmu_vcpu_set_control(v, &ctl);
+	if (v->core)
+		pthread_mutex_unlock(&v->core->lock);
 	vm->vcpu[index] = v;
 	if (out)
 		*out = v;
@@ -404,7 +430,7 @@ bool vpmu_vcpu_pmi_pending(const struct vpmu_vcpu *v, uint64_t *ovf_mask)
 	if (!v)
 		return false;
 	if (ovf_mask)
-		*ovf_mask = v->ovf_mask;
+		*ovf_mask = v->pmi_ctrs;
 	return v->pmi_pending;
 }
 
@@ -412,40 +438,8 @@ uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *v)
 {
 	if (!v)
 		return 0;
-	uint64_t m = v->ovf_mask;
-	v->ovf_mask = 0;
+	uint64_t m = v->pmi_ctrs;
+	v->pmi_ctrs = 0;
 	v->pmi_pending = false;
 	return m;
-}
-
-/* ---------------------------------------------------------------- names */
-
-static const char *const event_names[VPMU_EV_NR] = {
-	"cycles", "instructions", "ref-cycles", "bus-cycles",
-	"branches", "branch-misses", "cache-references", "cache-misses",
-};
-
-const char *vpmu_event_name(enum vpmu_event ev)
-{
-	return (unsigned)ev < VPMU_EV_NR ? event_names[ev] : "none";
-}
-
-int vpmu_event_from_name(const char *name)
-{
-	for (int i = 0; name && i < VPMU_EV_NR; i++)
-		if (strcmp(event_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-const char *vpmu_fault_name(enum vpmu_fault f)
-{
-	switch (f) {
-	case VPMU_FAULT_NONE: return "none";
-	case VPMU_FAULT_NO_REG: return "no-such-register";
-	case VPMU_FAULT_RESERVED: return "reserved-bits";
-	case VPMU_FAULT_READ_ONLY: return "read-only";
-	case VPMU_FAULT_STRICT: return "strict-rule";
-	}
-	return "?";
 }

@@ -1,23 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Switching a vCPU in and out of a host CPU: perfctr's suspend/resume with the
- * per-CPU control cache (seed 000 "Implementation Notes / Caching"; facts 1d),
- * and the accumulate-differences counter state.
+ * per-CPU control cache (perfctr low-level-x86.txt "Implementation Notes"; perfctr
+ * x86.c p6_like_isuspend/iresume/write_control), and the accumulate-differences
+ * counter state.
  *
  * Counter bookkeeping: a guest counter in the control reads
  *     base[pmc] + pmc[i].sum (+ the live difference while switched in)
  * masked to the model's width.  Differences are taken on the low 32 bits of host
- * reads only (facts 1e), so a-mode counters never need a host counter write.
+ * reads only, as perfctr's rdpmc reads do, so a-mode counters never need a host
+ * counter write.
  * The accounting totals take a counter's sum when it is folded into base (the
  * control changes, or the guest writes the counter): the switch path only adds.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core.h"
 
 /* Move counter i's sum into its base and the accounting. */
-static inline void counter_fold(struct vpmu_vcpu *v, unsigned i)
+static inline __attribute__((always_inline)) void counter_fold(struct vpmu_vcpu *v, unsigned i)
 {
 	unsigned pmc = v->ctl.ctr[i].pmc;
 	uint64_t sum = v->pmc[i].sum;
@@ -33,13 +35,12 @@ static inline void counter_fold(struct vpmu_vcpu *v, unsigned i)
  * neither counts nor interrupts in other contexts) and fold its difference. */
 static __attribute__((noinline)) void isuspend(struct vpmu_vcpu *v)
 {
-	const uint8_t *slot = v->model->ctr_ctrl_slot;
 	unsigned n = vpmu_ctl_n(&v->ctl);
 	v->isuspend_cpu = v->cpu;
 	v->cache->isuspend_owner = v;
 	for (unsigned i = v->ctl.nractrs; i < n; i++) {
 		unsigned pmc = v->ctl.ctr[i].pmc;
-		vpmu_host_write_ctrl(v, slot[pmc], 0);
+		vpmu_host_write_ctrl(v, vpmu_ctr_slot(v->model, pmc), 0);
 		uint32_t now = vpmu_host_read32(v, pmc);
 		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
 		v->pmc[i].start = now;
@@ -61,11 +62,20 @@ static inline __attribute__((always_inline)) void state_suspend(struct vpmu_vcpu
 static __attribute__((noinline)) void write_control_images(struct vpmu_vcpu *v)
 {
 	struct vpmu_cpu_cache *c = v->cache;
-	struct vpmu_ctrl_image img[VPMU_MAX_CTRL_SLOTS];
-	unsigned k = v->model->ctrl_images(&v->ctl, img);
-	for (unsigned j = 0; j < k; j++)
-		if (c->ctrl[img[j].slot] != img[j].value)
-			vpmu_host_write_ctrl(v, img[j].slot, img[j].value);
+	if (v->mops->ctrl_images) {
+		struct vpmu_ctrl_image img[VPMU_MAX_CTRL_SLOTS];
+		unsigned k = v->mops->ctrl_images(v->model, &v->ctl, img);
+		for (unsigned j = 0; j < k; j++)
+			if (c->ctrl[img[j].slot] != img[j].value)
+				vpmu_host_write_ctrl(v, img[j].slot, img[j].value);
+	} else {
+		/* The default images: each counter's evntsel in control slot pmc. */
+		for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++) {
+			const struct vpmu_ctl_ctr *e = &v->ctl.ctr[i];
+			if (c->ctrl[e->pmc] != e->evntsel)
+				vpmu_host_write_ctrl(v, e->pmc, e->evntsel);
+		}
+	}
 	c->id = v->id_valid ? v->id : ~0ull;
 }
 
@@ -100,11 +110,10 @@ static __attribute__((noinline)) void iresume(struct vpmu_vcpu *v)
 		if (v->isuspend_cpu == v->cpu && c->isuspend_owner == v)
 			return;
 	}
-	const uint8_t *slot = v->model->ctr_ctrl_slot;
 	for (unsigned i = v->ctl.nractrs; i < vpmu_ctl_n(&v->ctl); i++) {
-		unsigned pmc = v->ctl.ctr[i].pmc;
-		if (c->ctrl[slot[pmc]] != 0)
-			vpmu_host_write_ctrl(v, slot[pmc], 0);
+		unsigned pmc = v->ctl.ctr[i].pmc, slot = vpmu_ctr_slot(v->model, pmc);
+		if (c->ctrl[slot] != 0)
+			vpmu_host_write_ctrl(v, slot, 0);
 		uint64_t val = (v->base[pmc] + v->pmc[i].sum) & v->width_mask;
 		vpmu_host_write_ctr(v, pmc, val);
 		v->pmc[i].start = (uint32_t)val;
@@ -132,8 +141,9 @@ void vpmu_state_resume(struct vpmu_vcpu *v) { state_resume(v); }
  * The host writes are exactly those of suspend + resume. */
 void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 {
-	bool per_counter = v->model->ctrl_per_counter;
-	const uint8_t *slot = v->model->ctr_ctrl_slot;
+	/* Models with the default images (slot pmc holds counter pmc's evntsel)
+	 * write each changed image here; the others rebuild theirs below. */
+	bool per_counter = v->mops->ctrl_images == NULL;
 	for (unsigned i = 0; i < ctl->nractrs; i++) {
 		unsigned pmc = v->ctl.ctr[i].pmc;
 		uint32_t now = vpmu_host_read32(v, pmc);
@@ -142,8 +152,8 @@ void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 		v->pmc[i].start = now;
 		v->ctl.ctr[i] = ctl->ctr[i];
 		v->event[i] = VPMU_EVENT_UNRESOLVED;
-		if (per_counter && v->cache->ctrl[slot[pmc]] != ctl->ctr[i].evntsel)
-			vpmu_host_write_ctrl(v, slot[pmc], ctl->ctr[i].evntsel);
+		if (per_counter && v->cache->ctrl[pmc] != ctl->ctr[i].evntsel)
+			vpmu_host_write_ctrl(v, pmc, ctl->ctr[i].evntsel);
 	}
 	v->id_valid = false;
 	if (per_counter)
@@ -189,6 +199,18 @@ static __attribute__((noinline, cold)) void backend_run_end(struct vpmu_vcpu *v)
 	v->run_end(v->bctx, (unsigned)v->cpu);
 }
 
+/* Work left for before the entry: a control to derive again (an overflow's
+ * status, an HT sibling's write), under the core's lock with HT. */
+static __attribute__((noinline, cold)) void switch_in_prepare(struct vpmu_vcpu *v)
+{
+	if (v->core)
+		pthread_mutex_lock(&v->core->lock);
+	if (vpmu_attn(v) & VPMU_ATTN_STALE)
+		vpmu_vcpu_refresh(v);
+	if (v->core)
+		pthread_mutex_unlock(&v->core->lock);
+}
+
 int vpmu_vcpu_switch_in(struct vpmu_vcpu *v, unsigned host_cpu)
 {
 	if (!v || host_cpu >= v->host->nr_cpus)
@@ -196,6 +218,8 @@ int vpmu_vcpu_switch_in(struct vpmu_vcpu *v, unsigned host_cpu)
 	struct vpmu_cpu_cache *c = &v->host->cpu[host_cpu];
 	if (v->cpu >= 0 || c->running)
 		return -EBUSY;
+	if (__builtin_expect(vpmu_attn(v) != 0, 0))
+		switch_in_prepare(v);
 	c->running = v;
 	v->cache = c;
 	v->cpu = (int)host_cpu;

@@ -2,12 +2,12 @@
 /*
  * The demonstration guest of `make demo` (README, the main job): a profiled
  * workload.  vCPU 0 samples its cycles with overflow interrupts exactly as
- * Linux perf's legacy drivers program the counters (facts section 2: P6
- * EVNTSEL0 = 0x530079 with counter = -period, AMD PERFEVTSEL0 = 0x530076) and
- * attributes each sample's interrupted EIP to the workload function it hit; a
- * second counter counts instructions perfctr-style (a-mode).  vCPU 1 runs a
- * perfctr-style a-mode count of its own.  The profile goes to the console;
- * vpmu-run prints the host's accounting after it.
+ * Linux perf's legacy drivers program the counters (arch/x86/events/intel/p6.c
+ * and amd/core.c: P6 EVNTSEL0 = 0x530079 with counter = -period, AMD
+ * PERFEVTSEL0 = 0x530076) and attributes each sample's interrupted EIP to the
+ * workload function it hit; a second counter counts instructions perfctr-style
+ * (a-mode).  vCPU 1 runs a perfctr-style a-mode count of its own.  The profile
+ * goes to the console; vpmu-run prints the host's accounting after it.
  */
 #include "guest.h"
 
@@ -81,7 +81,7 @@ static volatile uint32_t samples_total, samples_other;
 struct pmu_layout {
 	const char *driver;
 	uint32_t evntsel0, evntsel1, perfctr0, perfctr1;
-	uint64_t cycles_sampling;   /* INT | EN | OS | USR | cycles (facts 2) */
+	uint64_t cycles_sampling;   /* INT | EN | OS | USR | cycles (Linux perf) */
 	uint64_t instr_counting;    /* EN | OS | USR | instructions, no INT (perfctr a-mode) */
 	uint64_t width_mask;
 };
@@ -146,7 +146,7 @@ static const struct pmu_layout *detect(void)
 	vendor[12] = 0;
 	cpuid(1, 0, r);
 	unsigned family = (r[0] >> 8) & 0xF;
-	/* Linux's vendor dispatch (facts section 2). */
+	/* Linux's vendor dispatch (arch/x86/events/core.c). */
 	if (!strcmp(vendor, "GenuineIntel") && family == 6)
 		return &p6_layout;
 	if (!strcmp(vendor, "AuthenticAMD") && family >= 6)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Local APIC (xAPIC MMIO at 0xFEE00000, guest_abi.h).  kvm-facts: it starts
- * software-disabled, so SVR bit 8 must be set before a fixed-vector PMI (or any
- * interrupt) can arrive; LVTPC holds the PMI's vector (bits 0-7), delivery mode
- * (bits 8-10: 000 fixed, 100 NMI) and mask (bit 16).
+ * Local APIC (xAPIC MMIO at 0xFEE00000, guest_abi.h).  It starts
+ * software-disabled (docs/guest-abi.md), so SVR bit 8 must be set before a
+ * fixed-vector PMI (or any interrupt) can arrive; LVTPC holds the PMI's vector
+ * (bits 0-7), delivery mode (bits 8-10: 000 fixed, 100 NMI) and mask (bit 16).
  */
 #ifndef GUEST_APIC_H
 #define GUEST_APIC_H

@@ -17,9 +17,9 @@ _start:
 	/* vpmu-run sets the segment registers' hidden parts directly
 	 * (KVM_SET_SREGS) with no GDT in guest memory behind them, and an Intel
 	 * host raised KVM_EXIT_INTERNAL_ERROR at the first IRET of a guest that
-	 * had not reloaded FS/GS (ARCHITECTURE.md), so load our own GDT and every
-	 * segment register before anything else.  CS is flat on
-	 * every way in (vpmu-run, QEMU's multiboot loader, sipi.S), DS not
+	 * had not reloaded FS/GS (docs/guest-tests.md, "Entry"), so load our
+	 * own GDT and every segment register before anything else.  CS is flat
+	 * on every way in (vpmu-run, QEMU's multiboot loader, sipi.S), DS not
 	 * necessarily (sipi.S arrives with its real-mode DS), hence %cs:. */
 	lgdt	%cs:gdt_desc
 	ljmp	$SEL_CODE, $1f

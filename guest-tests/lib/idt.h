@@ -23,7 +23,7 @@ typedef void (*irq_handler_t)(struct irq_frame *f);
 #define VEC_UD        6
 #define VEC_NMI       2
 #define VEC_GP        13
-#define VEC_PMI       0xEE   /* perfctr's LOCAL_PERFCTR_VECTOR (seed 000, facts 1e) */
+#define VEC_PMI       0xEE   /* perfctr's LOCAL_PERFCTR_VECTOR (low-level-x86.txt) */
 #define VEC_IPI       0xED   /* BSP -> AP wake-up */
 #define VEC_TIMER     0xEF   /* the APs' LAPIC timer tick while idle */
 #define VEC_SPURIOUS  0xFF

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Case group 2: perfctr-style a-mode counting.  perfctr programs the controls
- * once and only reads the counters (seed 000 "Implementation Notes"); here with
- * RDMSR, since RDPMC raises #GP (rdpmc.c).
+ * once and only reads the counters (perfctr low-level-x86.txt "Implementation
+ * Notes"); here with RDMSR, since RDPMC raises #GP (rdpmc.c).
  *
  * Without a host PMU every mapped generic event counts the vCPU thread's time
  * (task clock), so the checks are "advanced" / "did not move", never ratios or

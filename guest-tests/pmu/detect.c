@@ -8,7 +8,8 @@
 #define MSR_MISC_ENABLE 0x1A0
 #define MISC_ENABLE_PERF_AVAIL (1u << 7)
 
-/* facts 2: Linux's vendor dispatch and the legacy drivers' model checks. */
+/* Linux's vendor dispatch and the legacy drivers' model checks
+ * (arch/x86/events/core.c, intel/core.c, intel/p6.c, amd/core.c). */
 static enum linux_driver linux_dispatch(const struct cpu_ident *id)
 {
 	unsigned version = id->leaf_a_eax & 0xFF, ngp = (id->leaf_a_eax >> 8) & 0xFF;
@@ -62,7 +63,7 @@ static void dispatch_case(const struct pmu_model *m, const struct cpu_ident *id)
 	end_case();
 }
 
-/* facts 1a: MISC_ENABLE bit 7 is required on the Intel family-6 models below
+/* perfctr x86.c: MISC_ENABLE bit 7 is required on the Intel family-6 models below
  * (Pentium M and later); the host answers 0x1A0 itself and raises #GP on
  * every other model (none of the defaults is in the list). */
 static bool has_misc_enable(const struct cpu_ident *id)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Case group 6: the register sequences of Linux perf's legacy drivers (facts
- * 2), replayed as arch/x86/events/core.c and intel/p6.c or amd/core.c issue
+ * Case group 6: the register sequences of Linux perf's legacy drivers,
+ * replayed as arch/x86/events/core.c and intel/p6.c or amd/core.c issue
  * them for "cycles" sampled every PERIOD and "instructions" counted.  They
  * break perfctr's rules (P6: EVNTSEL0 = 0x40002E, EN with no CPL; AMD: a
  * counting event's start value 2^47+1 is non-negative in 32 bits), so in the
  * default mode everything counts as on the hardware and in strict mode exactly
- * those writes raise #GP and change nothing (ARCHITECTURE.md decision 2).
+ * those writes raise #GP and change nothing (docs/principles.md §2).
  *
  * Linux reads counters with RDPMC, which raises #GP here (rdpmc.c); this replay
  * reads them with RDMSR instead.
@@ -253,5 +253,5 @@ void test_linux(const struct pmu_model *m)
 		linux_amd(m);
 	else
 		case_skip("linux: legacy perf driver sequences", "Linux has no hardware perf driver "
-			  "for %s (%s family %u; facts 2)", m->name, m->vendor, m->family);
+			  "for %s (%s family %u: Linux's vendor dispatch)", m->name, m->vendor, m->family);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the guest expects of each CPU model, in one table (models.c).  Every
- * value comes from the model pages (docs/models/<name>.md), the facts file
- * (../shared/reference/legacy-pmu-facts.md, sections 1a, 1c, 1e, 2, 6) and
- * seed 000 (perfctr's low-level-x86.txt); none from running libvpmu.
+ * value comes from the model pages (docs/models/<name>.md) and the public
+ * sources of docs/sources.md (perfctr's low-level-x86.txt and x86.c, the Intel
+ * and AMD manuals, Linux's perf drivers); none from running libvpmu.
  */
 #ifndef PMU_MODEL_H
 #define PMU_MODEL_H
@@ -19,7 +19,7 @@ enum pmu_style {
 	STYLE_C3,     /* VIA C3: only EVNTSEL1/PERFCTR1 */
 };
 
-/* The driver Linux's vendor dispatch picks (facts 2). */
+/* The driver Linux's vendor dispatch picks (arch/x86/events/core.c). */
 enum linux_driver {
 	LINUX_NONE, LINUX_P6, LINUX_AMD,
 	/* never expected here: what a wrong CPUID would make Linux choose */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The per-model table.  Bit names: P6/K7 EVNTSEL USR 16, OS 17, E 18, PC 19,
- * INT 20, EN 22, INV 23, CMASK 24-31 (facts 1a; p6.md, k7.md).  CESR halves:
- * event 0-5, CC 6-8 (011 = any CPL, 1xx = clock mode), PC 9, Cyrix event bit
- * 6 in bit 10 (facts 6; p5.md, 6x86mx.md); WinChip halves are an 8-bit event.
+ * INT 20, EN 22, INV 23, CMASK 24-31 (SDM vol. 3, AMD 22007; p6.md, k7.md).
+ * CESR halves: event 0-5, CC 6-8 (011 = any CPL, 1xx = clock mode), PC 9,
+ * Cyrix event bit 6 in bit 10 (SDM vol. 3, perfctr x86.c; p5.md, 6x86mx.md);
+ * WinChip halves are an 8-bit event.
  */
 #include "model.h"
 
@@ -19,7 +20,7 @@
 
 #define CESR_COMMON \
 	.style = STYLE_CESR, .ctr_mask = 0x3, .ctr = { 0x12, 0x13 }, .ctl = { 0x11 }, .nctl = 1, \
-	.linux = LINUX_NONE    /* facts 2: P5, Cyrix, WinChip get no hardware perf */
+	.linux = LINUX_NONE    /* events/core.c: P5, Cyrix, WinChip get no hardware perf */
 
 /* p5.md / p5mmx.md: bits outside 0x03FF03FF #GP; perfctr reserves 0xFE00 per
  * half, so strict mode refuses PC (bit 9/25). */
@@ -52,7 +53,7 @@
 	.smp = { { 0x11, 0xD6 }, { 0x11, 0xD2 } }, .smp_ctr = 0
 
 /* winchip-*.md: only bits 32-63 #GP; perfctr reserves 0xFF00 per half; the
- * counters cannot be stopped (seed 000 "General"). */
+ * counters cannot be stopped (perfctr low-level-x86.txt "General"). */
 #define WINCHIP \
 	CESR_COMMON, .vendor = "CentaurHauls", .width = 40, \
 	.hw_gp = { { 0x11, B(32), "CESR bit 32" }, { 0x11, B(63), "CESR bit 63" } }, \
@@ -157,7 +158,7 @@ const struct pmu_model pmu_models[] = {
 			  { { 0x187, OS | USR | 0x43 }, { 0x186, EN | OS | USR | 0xC0 } }, 0x1, 0x2 } },
 		.stop_what = "clearing EVNTSEL0.EN (the global enable) stops both counters",
 		.quiet = { { 0x186, 0 }, { 0x187, 0 } },
-		/* facts 6: bit 21 and bits 32-63 #GP (KVM's mask 0xffffffff00200000). */
+		/* SDM vol. 3: bit 21 and bits 32-63 #GP (KVM's mask 0xffffffff00200000). */
 		.hw_gp = { { 0x186, B(21) | OS | USR | 0x79, "EVNTSEL0 bit 21" },
 			   { 0x186, B(32) | 0x79, "EVNTSEL0 bit 32" },
 			   { 0x187, B(63) | 0xC0, "EVNTSEL1 bit 63" } },

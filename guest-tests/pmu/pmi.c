@@ -4,12 +4,13 @@
  * the models with perfctr's PCINT).  Counter 0 counts cycles with INT set from
  * -PERIOD; each PMI reads the counter (its value is the number of events since
  * the wrap: the overflow latency in guest events), reloads -PERIOD and, on the
- * CPUs that auto-mask (Pentium M and P4: facts 1e), unmasks the LVTPC, which the
- * PMI masked (kvm-facts "Injecting the PMI"); a Pentium Pro/II/III (p6.md) and
- * AMD (k7.md) do not mask.
+ * CPUs that auto-mask (Pentium M and P4: SDM vol. 3, LVT), unmasks the LVTPC,
+ * which the PMI masked (the VMM sets the mask bit there: docs/principles.md
+ * §6); a Pentium Pro/II/III (p6.md) and AMD (k7.md) do not mask.
  *
  * Group 4 delivers through the LVTPC as perfctr does: fixed vector 0xEE
- * (LOCAL_PERFCTR_VECTOR, seed 000 "Overflow Interrupts"), EOI in the handler.
+ * (LOCAL_PERFCTR_VECTOR, perfctr low-level-x86.txt "Overflow Interrupts"), EOI
+ * in the handler.
  * Group 5 as OProfile does: delivery mode NMI, no EOI; OProfile's P6 model
  * clears the mask bit in its handler, its Athlon model does not touch the LVTPC.
  */
@@ -36,7 +37,7 @@ static volatile uint32_t strays;
 
 /* Outside the cases that expect them, a PMI (fixed or NMI) is counted, not
  * fatal: whether one raised while the LVTPC was masked is delivered later is
- * the VMM's choice (decision 6 does not say). */
+ * the VMM's choice (docs/principles.md §6 leaves it open). */
 static void on_stray(struct irq_frame *f)
 {
 	strays++;
@@ -139,8 +140,8 @@ static void check_sampling(const struct pmu_model *m, bool ok, const char *how)
 }
 
 /* After the disable, at most an overflow raised just before it may still be
- * injected (PMIs are injected at the next switch-in, ARCHITECTURE.md
- * decision 6), so let that settle, then nothing more may arrive. */
+ * injected (PMIs are injected at the next switch-in, docs/principles.md
+ * §6), so let that settle, then nothing more may arrive. */
 static void check_quiet_after_stop(const struct pmu_model *m, const char *how)
 {
 	stop_sampling(m);

@@ -38,7 +38,7 @@ void expect_refused_at(const char *f, int l, uint32_t msr, uint64_t v);
 /* WRMSR succeeds and RDMSR returns 'back'. */
 void expect_stored_at(const char *f, int l, uint32_t msr, uint64_t v, uint64_t back);
 /* A write that breaks a perfctr rule: refused in strict mode, stored otherwise
- * (ARCHITECTURE.md decision 2). */
+ * (docs/principles.md §2). */
 void expect_rule_at(const char *f, int l, uint32_t msr, uint64_t v);
 
 #define RD(msr)               rd_at(__FILE_NAME__, __LINE__, (msr))
@@ -49,7 +49,7 @@ void expect_rule_at(const char *f, int l, uint32_t msr, uint64_t v);
 #define EXPECT_RULE(msr, v)   expect_rule_at(__FILE_NAME__, __LINE__, (msr), (v))
 
 /* False under vpmu-run's sim backend, whose host counters only move when a
- * test tells them to (ARCHITECTURE decision 4): nothing advances them there,
+ * test tells them to (docs/principles.md §4): nothing advances them there,
  * so cases that need counting or PMIs are skipped with sim_skip_reason. */
 bool host_counts(void);
 extern const char sim_skip_reason[];
@@ -63,12 +63,13 @@ void pmu_stop(const struct pmu_model *m);
 
 uint64_t ctr_width_mask(const struct pmu_model *m);
 /* Whether a PMI delivery sets the LVTPC mask on the CPU presented: only the
- * Intel parts from the Pentium M (family 6 model 9) and the P4 on do (facts 1e);
- * the Pentium Pro/II/III and AMD do not.  cpumodel= on the command line is the
- * identity the host presents. */
+ * Intel parts from the Pentium M (family 6 model 9) and the P4 on do (SDM
+ * vol. 3, LVT); the Pentium Pro/II/III and AMD do not.  cpumodel= on the
+ * command line is the identity the host presents. */
 bool lvtpc_automask(const struct pmu_model *m);
 /* What RDMSR returns after WRMSR(counter, v): P6 keeps EAX sign-extended
- * into 40 bits (facts 6), the others the low 'width' bits (facts 1a). */
+ * into 40 bits (perfctr low-level-x86.txt "Intel P6"), the others the low
+ * 'width' bits (docs/models/). */
 uint64_t ctr_write_result(const struct pmu_model *m, uint64_t v);
 void read_ctrs(const struct pmu_model *m, uint64_t v[MAX_CTRS]);
 /* Counter moved forward (and did not wrap) between a and b. */

@@ -2,9 +2,9 @@
 /*
  * Case group 9: RDPMC never reaches the virtual PMU.  KVM always intercepts
  * RDPMC and serves it from its own in-kernel PMU; a userspace VMM cannot take
- * it over (ARCHITECTURE.md decision 7, kvm-facts "Trapping"), so guests read
+ * it over (docs/principles.md §7; docs/integration.md "Limits"), so guests read
  * counters with RDMSR.  What the guest sees depends on the host's KVM:
- *  - #GP where KVM's PMU has no version (Intel with the PMU off: kvm-facts);
+ *  - #GP where KVM's PMU has no version (Intel with the PMU off);
  *  - 0, without a fault, where it does anyway: Linux 6.1's kvm_amd gives
  *    every vCPU PMU version 1 even with PMU virtualization off (seen in the
  *    nested SVM tier of scripts/kvm-env), and its counters never count.

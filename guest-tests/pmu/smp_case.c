@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Case group 8: two vCPUs program the same control register differently.  The
- * PMU registers are per vCPU (each vCPU has its own perfctr state, ARCHITECTURE
- * decision 1), so each must read back its own value after the other wrote, and
+ * PMU registers are per vCPU (each vCPU has its own perfctr state, docs/principles.md
+ * §1), so each must read back its own value after the other wrote, and
  * both counters must count.  The AP reports through shared memory and the BSP
  * reports the case.
  */

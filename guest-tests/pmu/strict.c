@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Case groups 6/7 (register level): perfctr's rules as a guest sees them.
- * ARCHITECTURE.md decision 2: strict mode refuses a write that breaks a rule
+ * docs/principles.md §2: strict mode refuses a write that breaks a rule
  * with #GP and changes nothing; the default mode stores it (and records a
  * violation in the host's accounting, which the guest cannot see).  Step-1
  * rules (bits a rule forbids in one register) apply to every write; step-2
@@ -30,7 +30,7 @@ static void rule1_cases(const struct pmu_model *m)
  * control, 'ctr0' its counter, 'ev' the cycles event; 'wide' is a counter
  * value whose low 32 bits are non-negative although the full counter is
  * negative (K7/K8: 48 bits), to show that the rule reads ireset as a 32-bit
- * int (facts 1c check_ireset). */
+ * int (perfctr x86.c check_ireset). */
 static void step2_cases(const struct pmu_model *m, uint64_t ev)
 {
 	uint32_t sel = m->ctl[0], ctr = m->ctr[0];

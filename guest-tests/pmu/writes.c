@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Case group 3: what a write does to a register, in both modes.  Counter
- * widths and sign extension: facts 1a and 6, each page's "write semantics"
+ * widths and sign extension: each model page's "write semantics"
  * column; reserved control bits that the hardware refuses raise #GP in
- * default and strict mode alike (ARCHITECTURE.md decision 2) and leave the
+ * default and strict mode alike (docs/principles.md §2) and leave the
  * register unchanged.
  */
 #include "pmu.h"

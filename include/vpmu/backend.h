@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host backends (ARCHITECTURE.md decision 3/4).  The core programs "host hardware"
+ * Host backends (docs/principles.md §3, §4).  The core programs "host hardware"
  * exactly the way the perfctr driver programs real hardware: control-register
  * images by slot (EVNTSELn, CESR, CCCR/ESCR, MMCRn) and counter registers by
  * counter number.  A backend turns that into something real (perf events) or
@@ -16,8 +16,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The library is built with -fvisibility=hidden: what is declared here is its ABI. */
+#pragma GCC visibility push(default)
 
-struct vpmu_model;   /* opaque to backends except through vpmu_model_decode_ctr() */
+struct vpmu_model;   /* opaque to backends: vpmu_model_decode_ctr() and friends */
 
 struct vpmu_backend_ops {
 	const char *name;
@@ -64,7 +66,7 @@ uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *sim);
 uint64_t vpmu_sim_ctr_writes(const struct vpmu_sim *sim);
 
 /* ---- perf: the sim's register model, counted by each vCPU thread's perf event ----
- * (ARCHITECTURE.md decision 4; docs/integration.md).  Host CPU slot n is the vCPU
+ * (docs/principles.md §4; docs/integration.md).  Host CPU slot n is the vCPU
  * thread that called vpmu_perf_bind(p, n): its task clock (no host PMU) advances
  * every enabled guest counter whose event has a generic equivalent, one event per
  * nanosecond of the thread's time inside KVM_RUN (run_begin to run_end).  An
@@ -84,6 +86,7 @@ const char *vpmu_perf_error(const struct vpmu_perf *p);
 /* What the counters count: "task-clock" (ns of the vCPU thread in the guest). */
 const char *vpmu_perf_source(const struct vpmu_perf *p);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,9 @@
  *
  *   vpmu_kvm_vm_setup()    once per VM, before its vCPUs exist: KVM's own vPMU off
  *                          (KVM_CAP_PMU_CAPABILITY), user-space MSR exits on, and an
- *                          MSR filter so exactly the PMU MSRs exit to user space;
+ *                          MSR filter so exactly the PMU MSRs of the models
+ *                          (vpmu_pmu_regs(): IA32_MISC_ENABLE included) exit to
+ *                          user space;
  *   vpmu_kvm_vcpu_setup()  once per vCPU, on its thread: the model's CPUID
  *                          (KVM_SET_CPUID2) and the kick signal's mask (KVM_SET_SIGNAL_MASK);
  *   vpmu_kvm_vcpu_run()    instead of ioctl(KVM_RUN): injects a pending PMI through
@@ -20,9 +22,9 @@
  * KVM_RUN returns at once with -EINTR.  The caller must block it on the vCPU thread
  * (pthread_sigmask) before vpmu_kvm_vcpu_setup().
  *
- * Functions return 0 or a negative errno; on failure `err` (when non-NULL) holds a
- * message naming the ioctl and what KVM said, and nothing has changed that the
- * caller must undo.
+ * Functions return 0 or a negative errno (-EINVAL for a NULL or invalid argument);
+ * on failure `err` (when non-NULL) holds a message naming the ioctl and what KVM
+ * said, and nothing has changed that the caller must undo.
  */
 #ifndef VPMU_KVM_X86_H
 #define VPMU_KVM_X86_H
@@ -35,14 +37,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The library is built with -fvisibility=hidden: what is declared here is its ABI. */
+#pragma GCC visibility push(default)
 
 struct kvm_run;
 struct vpmu_kvm_vcpu;
 
 #define VPMU_KVM_ERRLEN 192
-
-/* IA32_MISC_ENABLE, answered by the glue (the library models PMU registers only). */
-#define VPMU_MSR_MISC_ENABLE 0x1A0u
 
 /* PMI delivery outcomes, per vCPU. */
 struct vpmu_kvm_stats {
@@ -71,18 +72,23 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 /* One KVM_RUN with the virtual PMU switched in on host CPU slot `host_cpu`
  * (the slot must not be in use by another vCPU: one slot per vCPU thread is the
  * simple choice).  0: run->exit_reason is an exit for the VMM; -EINTR: kicked;
- * other -errno: KVM_RUN or an injection ioctl failed (message in err). */
+ * -EINVAL: kv is NULL; other -errno: KVM_RUN or an injection ioctl failed
+ * (message in err). */
 int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN]);
-const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv);
+const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv); /* NULL for NULL */
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
 
 /* The CPUID leaves the glue presents for the VM's model (for a VMM that builds
- * its own table): fills up to `max` entries of struct kvm_cpuid_entry2, returns
- * how many, or -ENOENT for a model without an x86 identity. */
+ * its own table): leaves 0 and 1, plus 0x80000000 and 0x80000001 where the model
+ * has extended leaves (vpmu_vm_cpu()).  Fills `max` entries of struct
+ * kvm_cpuid_entry2 at most and returns how many it filled; -ENOSPC (nothing
+ * written) when `max` is smaller than that (4 always suffices); -EINVAL for a
+ * NULL vm or entries. */
 struct kvm_cpuid_entry2;
 int vpmu_kvm_cpuid_entries(const struct vpmu_vm *vm, unsigned apic_id,
 			   struct kvm_cpuid_entry2 *entries, unsigned max);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The perfctr low-level ABI structures, x86 layout (seed 000, "Contents of
- * <asm-i386/perfctr.h>") and PPC32 layout (seed 002).  libvpmu keeps an ISA-neutral
+ * The perfctr low-level ABI structures, x86 layout (perfctr low-level-x86.txt,
+ * "Contents of <asm-i386/perfctr.h>") and PPC32 layout (perfctr low-level-ppc32.txt).  libvpmu keeps an ISA-neutral
  * control internally and exports each vCPU's derived control and state in these
  * layouts (vpmu_vcpu_perfctr_x86(), vpmu_vcpu_perfctr_ppc32()) so that perfctr-aware
- * tools can read them.  Field order and sizes are the seeds' exactly.
+ * tools can read them.  Field order and sizes are those documents' exactly.
  */
 #ifndef VPMU_PERFCTR_H
 #define VPMU_PERFCTR_H
@@ -12,10 +12,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The library is built with -fvisibility=hidden: what is declared here is its ABI. */
+#pragma GCC visibility push(default)
 
 struct vpmu_vcpu;
 
-/* ---- x86 (seed 000) ---- */
+/* ---- x86 (low-level-x86.txt) ---- */
 struct perfctr_sum_ctrs {
 	unsigned long long tsc;
 	unsigned long long pmc[18];
@@ -56,7 +58,7 @@ struct perfctr_cpu_state {
 	unsigned int p4_escr_map[18];
 };
 
-/* ---- PPC32 (seed 002) ---- */
+/* ---- PPC32 (low-level-ppc32.txt) ---- */
 struct perfctr_ppc32_sum_ctrs {
 	unsigned long long tsc;
 	unsigned long long pmc[8];
@@ -107,6 +109,7 @@ static inline unsigned int perfctr_mk_cstatus(unsigned tsc_on, unsigned nra, uns
 int vpmu_vcpu_perfctr_x86(const struct vpmu_vcpu *vcpu, struct perfctr_cpu_state *out);
 int vpmu_vcpu_perfctr_ppc32(const struct vpmu_vcpu *vcpu, struct perfctr_ppc32_cpu_state *out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,8 @@
  *
  * Object model:
  *   vpmu_host  - the host: a backend (sim, perf_event, ...) and the per-host-CPU
- *                control cache of perfctr (seed 000, "Caching"). One per VMM process.
+ *                control cache of perfctr (perfctr low-level-x86.txt,
+ *                "Implementation Notes"). One per VMM process.
  *   vpmu_vm    - a guest presenting one CPU model; options such as strict mode.
  *   vpmu_vcpu  - the guest-visible PMU register file of one vCPU and the perfctr
  *                control/state derived from it.
@@ -16,7 +17,17 @@
  *
  * Threading: a vCPU is used from one thread at a time (the vCPU thread); a host's
  * per-CPU cache entry is used only by the vCPU switched in on that host CPU.  The
- * library takes no locks: the VMM serialises VM/vCPU creation and destruction.
+ * VMM serialises creation and destruction of hosts, VMs and vCPUs.  With
+ * hyper-threading (vpmu_vm_config.ht), the two sibling vCPUs of a core share one
+ * register file, and the library serialises their accesses to it with the core's
+ * lock: vpmu_reg_*, vpmu_call, switch-in and the overflow path of either sibling
+ * may run concurrently on the two vCPU threads.  A write that changes what the
+ * sibling counts takes effect for the sibling at its next switch-in or access.
+ *
+ * Teardown order: every vCPU switched out, then vpmu_vm_destroy() (which frees
+ * the VM's vCPUs: their handles are dead after it), then vpmu_host_destroy()
+ * once no VM is left on it (-EBUSY before).  Destroying a VM twice is refused
+ * (-EINVAL), as is any handle the library did not create or has already freed.
  */
 #ifndef VPMU_VPMU_H
 #define VPMU_VPMU_H
@@ -28,6 +39,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The library is built with -fvisibility=hidden: what is declared here is its ABI. */
+#pragma GCC visibility push(default)
 
 #define VPMU_MAX_CTRS 18      /* perfctr's x86 pmc[] size; PPC uses 8 */
 #define VPMU_MAX_HOST_CPUS 256
@@ -54,7 +67,7 @@ enum vpmu_fault {
 	VPMU_FAULT_STRICT,      /* strict mode: the write breaks a perfctr rule */
 };
 
-/* The generic event vocabulary (ARCHITECTURE.md decision 5, trace-format "tick"). */
+/* The generic event vocabulary (docs/principles.md §5; docs/trace.md "tick"). */
 enum vpmu_event {
 	VPMU_EV_CYCLES = 0,
 	VPMU_EV_INSTRUCTIONS,
@@ -77,14 +90,14 @@ enum vpmu_mode {
 #define VPMU_PRIV_KERNEL (1u << VPMU_MODE_KERNEL)
 
 /* VM creation. */
-#define VPMU_VM_STRICT 0x1u    /* refuse writes that break perfctr's rules (decision 2) */
+#define VPMU_VM_STRICT 0x1u    /* refuse writes that break perfctr's rules (docs/principles.md §2) */
 
 struct vpmu_vm_config {
 	const char *model;     /* a name from vpmu_model_name(); required */
 	unsigned flags;        /* VPMU_VM_* */
 	int cpumodel;          /* CPUID model to present; -1: the model's default */
 	int stepping;          /* CPUID stepping; -1: the model's default */
-	int ht;                /* hyper-threading (P4 only); 0 otherwise */
+	int ht;                /* hyper-threading: only on models that had it (-EINVAL else) */
 };
 #define VPMU_VM_CONFIG_INIT { NULL, 0, -1, -1, 0 }
 
@@ -93,8 +106,9 @@ struct vpmu_totals {
 	uint64_t pmc[VPMU_MAX_CTRS];   /* events each guest counter counted (monotonic,
 	                                  unaffected by guest writes to the counter) */
 	uint64_t events[VPMU_EV_NR];   /* of which, per generic event */
-	uint64_t pmis;                 /* PMIs raised */
+	uint64_t pmis;                 /* PMIs raised (overflows the model made a PMI of) */
 	uint64_t reads, writes;        /* guest register accesses handled */
+	uint64_t calls;                /* guest PMU calls handled (vpmu_call) */
 	uint64_t faults;               /* of which refused by the hardware rules */
 	uint64_t strict_refusals;      /* of which refused by strict mode */
 	uint64_t switch_ins, cache_hits;
@@ -114,6 +128,8 @@ struct vpmu_model_info {
 	bool overflow_interrupts;              /* perfctr PCINT: PMIs through the LVTPC */
 	bool lvtpc_automask;                   /* PMI delivery sets the LVTPC mask, for the
 	                                          default identity (vpmu_vm_lvtpc_automask) */
+	bool hyper_threading;                  /* vpmu_vm_config.ht is accepted */
+	bool calls;                            /* reached by calls (vpmu_call), not registers */
 	unsigned nr_regs, nr_events, nr_rules;
 };
 int vpmu_model_info(const char *name, struct vpmu_model_info *out);   /* -ENOENT */
@@ -122,11 +138,16 @@ int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **ki
 int vpmu_model_event(const char *name, unsigned i, uint32_t *code, uint32_t *match,
 		     const char **event_name, int *generic);
 int vpmu_model_rule(const char *name, unsigned i, const char **rule_name, const char **text);
+/* Every register that any model owns in `space`, sorted and unique (how many; the
+ * first `max` in regs): what a VMM traps so that a guest probing another CPU's
+ * PMU registers faults exactly as on the CPU it sees. */
+unsigned vpmu_pmu_regs(enum vpmu_regspace space, uint32_t *regs, unsigned max);
 
 /* ---- host ---- */
 int vpmu_host_create(const struct vpmu_backend *backend, unsigned nr_cpus,
 		     struct vpmu_host **out);
-void vpmu_host_destroy(struct vpmu_host *host);
+/* -EBUSY while a VM of the host is alive (nothing is freed); NULL is ignored. */
+int vpmu_host_destroy(struct vpmu_host *host);
 /* Called by a backend when host counters overflowed on host CPU `cpu`
  * (`pmc_mask`: host/guest counter numbers).  Raises at most one PMI. */
 void vpmu_host_overflow(struct vpmu_host *host, unsigned cpu, uint64_t pmc_mask);
@@ -134,7 +155,9 @@ void vpmu_host_overflow(struct vpmu_host *host, unsigned cpu, uint64_t pmc_mask)
 /* ---- VM and vCPU ---- */
 int vpmu_vm_create(struct vpmu_host *host, const struct vpmu_vm_config *cfg,
 		   struct vpmu_vm **out);
-void vpmu_vm_destroy(struct vpmu_vm *vm);          /* destroys its vCPUs too */
+/* Destroys the VM and its vCPUs (switching out any still in); NULL is ignored,
+ * a VM that is not alive is refused with -EINVAL. */
+int vpmu_vm_destroy(struct vpmu_vm *vm);
 const char *vpmu_vm_model(const struct vpmu_vm *vm);
 /* The CPU the VM presents: the model's vendor string and the CPUID family, model
  * and stepping (the model's defaults, or what the config chose). */
@@ -142,8 +165,19 @@ void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *f
 		      unsigned *cpumodel, unsigned *stepping);
 /* Whether the CPU the VM presents sets the LVTPC mask bit when it delivers a PMI:
  * the P4 and the Pentium M and later do, the Pentium Pro/II/III and AMD do not
- * (facts 1e); the VMM must emulate it (kvm-facts.md). */
+ * (Intel SDM vol. 3, "Performance monitoring counter interrupts"); KVM does not
+ * do it for an injected interrupt, so the VMM must (docs/integration.md). */
 bool vpmu_vm_lvtpc_automask(const struct vpmu_vm *vm);
+/* The CPUID a VM presents: its model's identity with the VM's family, model and
+ * stepping.  Leaves 0 and 1, and 0x80000000/0x80000001 when ext1_edx or
+ * ext1_ecx is non-zero (docs/integration.md "CPUID"). */
+struct vpmu_cpu_identity {
+	const char *vendor;
+	unsigned family, cpumodel, stepping;
+	uint32_t cpuid1_edx, cpuid1_ecx;       /* CPUID.1 feature words */
+	uint32_t ext1_edx, ext1_ecx;           /* CPUID.80000001h feature words */
+};
+int vpmu_vm_cpu(const struct vpmu_vm *vm, struct vpmu_cpu_identity *out);
 int vpmu_vm_totals(const struct vpmu_vm *vm, struct vpmu_totals *out);
 /* Name and description of rule `rule` of the VM's model; NULL if none. */
 const char *vpmu_vm_rule_name(const struct vpmu_vm *vm, unsigned rule);
@@ -153,11 +187,46 @@ struct vpmu_vcpu *vpmu_vcpu_get(struct vpmu_vm *vm, unsigned index); /* NULL if 
 struct vpmu_vm *vpmu_vcpu_vm(const struct vpmu_vcpu *vcpu);
 unsigned vpmu_vcpu_index(const struct vpmu_vcpu *vcpu);
 
-/* Guest register access.  Return 0 (with *fault set) or -EINVAL for a bad argument. */
+/* Guest register access.  Return 0 (with *fault set) or -EINVAL for a bad
+ * argument.  A faulting read sets *value to 0. */
 int vpmu_reg_write(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,
 		   uint64_t value, enum vpmu_fault *fault);
 int vpmu_reg_read(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,
 		  uint64_t *value, enum vpmu_fault *fault);
+/* Host-initiated access, for save/restore (KVM's host_initiated MSR accesses):
+ * get returns what the register holds (a counter: its full-width value) without
+ * the guest's read semantics; set stores a value with no guest semantics (no sign
+ * extension of counter writes, no write-1-to-clear) and no perfctr rule checked
+ * or recorded.  -ENOENT: the model has no such register; -EINVAL: a value the
+ * register cannot hold (reserved bits), and nothing changed. */
+int vpmu_reg_get(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,
+		 uint64_t *value);
+int vpmu_reg_set(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,
+		 uint64_t value);
+
+/* PMUs reached by calls rather than registers: the RISC-V SBI PMU extension
+ * (EID 0x504D55, "PMUN"; RISC-V SBI specification, chapter "Performance
+ * Monitoring Unit Extension").  The VMM passes the function id (a7's FID) and
+ * a0-a5; out gets the SBI error (a0) and value (a1).  Returns 0, or -EINVAL for a
+ * bad argument.  A model without calls answers VPMU_SBI_ERR_NOT_SUPPORTED; strict
+ * mode refuses a call that breaks a rule with VPMU_SBI_ERR_DENIED. */
+#define VPMU_CALL_ARGS 6
+#define VPMU_SBI_SUCCESS                 0
+#define VPMU_SBI_ERR_FAILED             -1
+#define VPMU_SBI_ERR_NOT_SUPPORTED      -2
+#define VPMU_SBI_ERR_INVALID_PARAM      -3
+#define VPMU_SBI_ERR_DENIED             -4
+#define VPMU_SBI_ERR_INVALID_ADDRESS    -5
+#define VPMU_SBI_ERR_ALREADY_AVAILABLE  -6
+#define VPMU_SBI_ERR_ALREADY_STARTED    -7
+#define VPMU_SBI_ERR_ALREADY_STOPPED    -8
+#define VPMU_SBI_ERR_NO_SHMEM           -9
+struct vpmu_call_result {
+	long error;
+	uint64_t value;
+};
+int vpmu_call(struct vpmu_vcpu *vcpu, unsigned long fid, const uint64_t args[VPMU_CALL_ARGS],
+	      struct vpmu_call_result *out);
 /* Whether the VM's model owns `reg` (for an MSR filter); the list for building one. */
 bool vpmu_vm_owns_reg(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t reg);
 unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space,
@@ -169,9 +238,13 @@ int vpmu_vcpu_switch_in(struct vpmu_vcpu *vcpu, unsigned host_cpu);
 int vpmu_vcpu_switch_out(struct vpmu_vcpu *vcpu);
 bool vpmu_vcpu_running(const struct vpmu_vcpu *vcpu, unsigned *host_cpu);
 
-/* PMIs: pending state with the overflow mask (bit n = guest counter n). */
+/* PMIs.  A PMI is pending from the overflow that raised it until the VMM has
+ * delivered it (ack); *ovf_mask says which counters' overflows raised it (bit n
+ * = guest counter n, as perfctr's si_pmc_ovf_mask).  The overflow status the
+ * guest sees (P4 CCCR.OVF, a global status register, ...) is architectural: it
+ * lives in the model's registers, and acknowledging the PMI leaves it alone. */
 bool vpmu_vcpu_pmi_pending(const struct vpmu_vcpu *vcpu, uint64_t *ovf_mask);
-uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *vcpu);   /* returns and clears the mask */
+uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *vcpu);   /* returns the mask, ends pending */
 
 int vpmu_vcpu_totals(const struct vpmu_vcpu *vcpu, struct vpmu_totals *out);
 /* The content id of the vCPU's current control (perfctr k1.id, 64-bit here). */
@@ -181,6 +254,7 @@ const char *vpmu_event_name(enum vpmu_event ev);
 int vpmu_event_from_name(const char *name); /* -1 if unknown */
 const char *vpmu_fault_name(enum vpmu_fault f);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

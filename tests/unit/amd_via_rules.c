@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Every perfctr rule of the K7, K8, C3 and generic models through the public API
- * (ARCHITECTURE decision 2): a default-mode VM takes the write as the hardware does
+ * (docs/principles.md §2): a default-mode VM takes the write as the hardware does
  * and records the rule in totals.violations[rule]; a strict VM refuses it with
  * VPMU_FAULT_STRICT and every register keeps its value.  Writes the hardware
  * refuses fault in both modes.  Rule ids and names: docs/models/{k7,k8,c3}.md.
@@ -131,7 +131,7 @@ static void check_rule(const struct case_ *c)
 }
 
 static const struct case_ cases[] = {
-	/* K7: PC (bit 19) is valid hardware, reserved by perfctr (facts 1c). */
+	/* K7: PC (bit 19) is valid hardware, reserved by perfctr (x86.c p6_like_check_control). */
 	{ "k7", -1, "evntsel-reserved", 0, { 0 }, { 0 },
 	  K7_EVNTSEL(0), 0x4B0076, K7_PERFCTR(0) },
 	/* Also on a disabled EVNTSEL: step-1 rules apply to every write. */
@@ -156,7 +156,7 @@ static const struct case_ cases[] = {
 	/* Enabling a disabled NB event later is the write that breaks it. */
 	{ "k8", 0x2B, "nb-event-reve", 3, { K7_PERFCTR(1), K7_EVNTSEL(1) }, { 0, 0x0300E9 },
 	  K7_EVNTSEL(1), 0x4300E9, K7_PERFCTR(1) },
-	/* C3: anything outside the 9-bit event field (facts 1c, -EPERM). */
+	/* C3: anything outside the 9-bit event field (perfctr vc3_check_control, -EPERM). */
 	{ "c3", -1, "evntsel-reserved", 0, { C3_EVNTSEL1 }, { 0x79 },
 	  C3_EVNTSEL1, 0x5300C0, C3_PERFCTR1 },
 };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Core API and caching rules, through the public API with the sim backend and
- * the P6 model.  Expected host write counts follow perfctr's caching (seed 000,
- * "Caching"; facts 1d): cache all-ones at reserve, write_control writes images
+ * the P6 model.  Expected host write counts follow perfctr's caching (low-level-x86.txt
+ * "Caching"; x86.c p6_like_*): cache all-ones at reserve, write_control writes images
  * that differ, isuspend writes 0 to each i-mode control, iresume zeroes an
  * i-mode control unless the cache shows 0 and then restores the counter.
  */
@@ -20,7 +20,7 @@
 #define PERFCTR1 0xC2
 /* EN | OS | USR | INST_RETIRED: an a-mode counter (no INT). */
 #define AMODE_INSTR 0x4300C0
-/* EN | INT | OS | USR | CPU_CLK_UNHALTED: Linux's P6 cycles sampling (facts 2). */
+/* EN | INT | OS | USR | CPU_CLK_UNHALTED: Linux's P6 cycles sampling (events/intel/p6.c). */
 #define IMODE_CYCLES 0x530079
 
 static struct vpmu_sim *sim;
@@ -103,8 +103,9 @@ static void test_argument_errors(void)
 	ok(vpmu_reg_write(v, VPMU_SPACE_MSR, 0x10, 0, &f) == 0 && f == VPMU_FAULT_NO_REG,
 	   "write to an MSR the model does not own: #GP (no-such-register)");
 	uint32_t regs[8];
-	ok(vpmu_vm_regs(vm, VPMU_SPACE_MSR, regs, 8) == 4 && regs[0] == PERFCTR0 && regs[3] == EVNTSEL1,
-	   "P6 owns 4 MSRs, listed in order");
+	ok(vpmu_vm_regs(vm, VPMU_SPACE_MSR, regs, 8) == 5 && regs[0] == PERFCTR0 && regs[3] == EVNTSEL1 &&
+	   regs[4] == 0x1A0,
+	   "P6 owns 5 MSRs (IA32_MISC_ENABLE last), listed in order");
 	ok(vpmu_vm_owns_reg(vm, VPMU_SPACE_MSR, EVNTSEL1) && !vpmu_vm_owns_reg(vm, VPMU_SPACE_MSR, 0x188),
 	   "owns EVNTSEL1, not 0x188");
 	ok(vpmu_vm_regs(vm, VPMU_SPACE_SPR, NULL, 0) == 0, "P6 owns no SPR");
@@ -253,7 +254,7 @@ static void test_strict_and_default(void)
 	vpmu_vcpu_create(d, 0, &vd);
 	vpmu_vcpu_switch_in(vs, 7);
 	vpmu_vcpu_switch_in(vd, 8);
-	/* Linux's no-op event with the global enable (facts 2): CPL = 0. */
+	/* Linux's no-op event with the global enable (events/intel/p6.c): CPL = 0. */
 	ok(wr(vs, EVNTSEL0, 0x40002E) == VPMU_FAULT_STRICT, "strict: EVNTSEL0 0x40002E (no CPL) refused");
 	is_u64(rd(vs, EVNTSEL0), 0, "strict refusal leaves EVNTSEL0 unchanged");
 	ok(wr(vd, EVNTSEL0, 0x40002E) == VPMU_FAULT_NONE, "default: 0x40002E accepted");

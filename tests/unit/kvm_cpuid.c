@@ -117,7 +117,7 @@ int main(void)
 		vpmu_vm_destroy(vm);
 	}
 
-	/* Long mode only where the real CPUs had it (kvm-facts.md: EFER.LME needs LM). */
+	/* Long mode only where the real CPUs had it (KVM's __kvm_valid_efer: EFER.LME needs LM). */
 	struct vpmu_vm *k8 = vm_of("k8", -1), *k7 = vm_of("k7", -1);
 	struct kvm_cpuid_entry2 e[8];
 	int n = vpmu_kvm_cpuid_entries(k8, 0, e, 8);
@@ -127,7 +127,7 @@ int main(void)
 	x1 = leaf(e, n, 0x80000001);
 	ok(x1 && !(x1->edx & EXT_LM), "k7 (32-bit only) does not");
 	ok(vpmu_kvm_cpuid_entries(k7, 0, e, 3) < 0, "a table with too few entries is refused");
-	/* LVTPC auto-mask on PMI delivery: Pentium M and P4 only (facts 1e). */
+	/* LVTPC auto-mask on PMI delivery: Pentium M and P4 only (SDM vol. 3, LVT). */
 	struct vpmu_vm *p3 = vm_of("p6", -1), *pm = vm_of("p6", 13), *banias = vm_of("p6", 9);
 	ok(!vpmu_vm_lvtpc_automask(p3), "a Pentium III (p6 model 8) does not auto-mask the LVTPC");
 	ok(vpmu_vm_lvtpc_automask(pm) && vpmu_vm_lvtpc_automask(banias),

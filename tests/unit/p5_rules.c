@@ -2,11 +2,12 @@
 /*
  * Every perfctr rule of every P5-family model, through the public API with the
  * sim backend.  The models have one rule each, cesr-reserved: perfctr's reserved
- * mask per 16-bit CESR half (seed 000 "Intel P5"; facts 1c), 0xFE00 on Intel,
- * 0xFA00 on Cyrix, 0xFF00 on WinChip.  Strict mode refuses a violating write with
- * #GP and leaves the register as it was; the default mode lets it land and counts
- * it in totals.violations[0].  Bits the hardware itself refuses fault in both
- * modes and are no rule violation (docs/models/p5.md "Assumptions").
+ * mask per 16-bit CESR half (perfctr low-level-x86.txt "Intel P5"; x86.c
+ * p5_check_control), 0xFE00 on Intel, 0xFA00 on Cyrix, 0xFF00 on WinChip.
+ * Strict mode refuses a violating write with #GP and leaves the register as it
+ * was; the default mode lets it land and counts it in totals.violations[0].
+ * Bits the hardware itself refuses fault in both modes and are no rule
+ * violation (docs/models/p5.md "Assumptions").
  */
 #include <string.h>
 

@@ -23,7 +23,7 @@
 #define P6_INT 0x100000u
 #define P6_OS_USR 0x30000u
 #define EV_CYCLES 0x79u        /* CPU_CLK_UNHALTED: generic cycles */
-#define EV_DATA_MEM_REFS 0x43u /* no generic equivalent: counts zero (decision 5) */
+#define EV_DATA_MEM_REFS 0x43u /* no generic equivalent: counts zero (docs/principles.md §5) */
 #define MASK40 ((1ull << 40) - 1)
 #define KICK SIGUSR1
 

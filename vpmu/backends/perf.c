@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The perf host backend (ARCHITECTURE.md decision 4): the sim's register model
+ * The perf host backend (docs/principles.md §4): the sim's register model
  * (one host register per guest register, per host CPU slot, programmed exactly as
  * perfctr programs hardware), counted by a perf event of the vCPU thread bound to
  * the slot instead of by trace ticks.
  *
- * The machines this runs on have no host PMU (nested KVM, and the device
- * machines: kvm-facts.md), so the event is the software task clock: a counter
+ * The machines this runs on have no host PMU (nested KVM, most cloud VMs:
+ * docs/testing.md), so the event is the software task clock: a counter
  * whose event has a generic equivalent advances by one per nanosecond the vCPU
  * thread spends between run_begin and run_end, i.e. inside KVM_RUN, whatever its
  * privilege filter (the host cannot tell guest CPL from a software event).  An
- * encoding with no generic equivalent counts zero, as decision 5 requires.
+ * encoding with no generic equivalent counts zero (docs/principles.md §5).
  *
- * Overflow while the guest runs (issue 3 item 2): the task clock's sample period
+ * Overflow while the guest runs: the task clock's sample period
  * is armed, at each run_begin, to the distance of the first interrupt-enabled
  * counter to its overflow; the event then sends `signo` to the bound thread,
  * which makes KVM_RUN return -EINTR; run_end lands the count, and the sim
@@ -29,7 +29,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "../core.h"
+#include "sim.h"
 
 /* Every generic event: the task clock stands in for all of them. */
 #define PERF_ALL_EVENTS ((1u << VPMU_EV_NR) - 1)

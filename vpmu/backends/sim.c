@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sim host backend (trace-format.md "Semantics"): host hardware of the guest's
+ * The sim host backend (docs/trace.md "Semantics"): host hardware of the guest's
  * own CPU model, one host register per guest control or counter register, per
  * host CPU.  It counts what it is told (vpmu_sim_tick), interprets the control
  * images with the model's own decoder, and counts every host register write.
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "../core.h"
+#include "sim.h"
 
 struct sim_cpu {
 	const struct vpmu_model *model;
@@ -60,7 +61,9 @@ static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, u
 static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc)
 {
 	const struct vpmu_sim *s = ctx;
-	if (cpu >= s->nr_cpus || pmc >= VPMU_MAX_CTRS)
+	/* pmc < the model's nr_ctrs <= VPMU_MAX_CTRS (the core's), but the sim may
+	 * have fewer CPUs than the host it serves. */
+	if (cpu >= s->nr_cpus)
 		return 0;
 	/* A reading changes nothing: another model's registers read as reset. */
 	const struct sim_cpu *c = &s->cpu[cpu];
@@ -133,7 +136,7 @@ void vpmu_sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64
 			continue;
 		uint64_t old = c->ctr[pmc], now = (old + count) & mask;
 		bool crossed;
-		if (m->ovf_on_msb) /* PPC: the counter goes negative (bit width-1 set) */
+		if (m->caps & VPMU_CAP_OVF_ON_MSB) /* PPC: the counter goes negative (bit width-1 set) */
 			crossed = !(old >> (m->ctr_width - 1)) && (now >> (m->ctr_width - 1) || count > mask);
 		else               /* x86: the full-width counter wraps from all-ones to zero */
 			crossed = count > mask || count > mask - old;
@@ -160,7 +163,7 @@ uint64_t vpmu_sim_irq_distance(const struct vpmu_sim *s, unsigned cpu, unsigned 
 		if (ev < 0 || !irq || !priv || !(ev_mask & (1u << ev)))
 			continue;
 		uint64_t d;
-		if (m->ovf_on_msb) { /* to the MSB becoming 1; a negative counter waits a full lap */
+		if (m->caps & VPMU_CAP_OVF_ON_MSB) { /* to the MSB becoming 1; a negative counter waits a full lap */
 			uint64_t msb = 1ull << (m->ctr_width - 1);
 			d = c->ctr[pmc] < msb ? msb - c->ctr[pmc] : (mask - c->ctr[pmc]) + 1 + msb;
 		} else {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The P5-family CESR logic shared by the Intel, Cyrix and Centaur models
- * (p5_cesr.h; seed 000 "Intel P5"; facts 1a, 1c, 6).
+ * (p5_cesr.h; perfctr low-level-x86.txt "Intel P5").
  *
- * perfctr's P5 check (facts 1c) and why most of it holds by construction here:
- *  - no i-mode counters (no local APIC LVTPC on these CPUs, has_pcint = false):
+ * perfctr's P5 check (perfctr x86.c p5_check_control) and why most of it holds
+ * by construction here:
+ *  - no i-mode counters (no local APIC LVTPC on these CPUs: no VPMU_CAP_PCINT):
  *    the derived control is all a-mode;
  *  - at most two a-mode counters, pmc <= 1, each half used once: the control is
  *    derived from the two halves of one register;
@@ -13,6 +14,11 @@
  *  - each half's reserved bits (-EPERM): the one rule left, checked on every write.
  */
 #include "p5_cesr.h"
+
+static inline const struct p5_cesr_variant *variant(const struct vpmu_model *m)
+{
+	return m->priv;
+}
 
 const struct vpmu_reg p5_cesr_regs[3] = {
 	{ P5_CESR_MSR,     VPMU_SPACE_MSR, VPMU_REG_CTRL, 0, 0 },
@@ -30,59 +36,59 @@ static inline uint16_t cesr_half(uint64_t cesr, unsigned pmc)
 }
 
 /* Whether the hardware counts with this half: WinChip counters cannot be stopped
- * (seed 000 "Intel P5": no CPL bits; "Processor-specific Notes": Centaur cannot stop
- * its counters); elsewhere CC = x00 means "count nothing" (SDM CC0/CC1 codes). */
+ * (perfctr low-level-x86.txt "Intel P5": no CPL bits; "Processor-specific Notes":
+ * Centaur cannot stop its counters); elsewhere CC = x00 means "count nothing"
+ * (SDM CC0/CC1 codes). */
 static inline bool half_counts(const struct p5_cesr_variant *v, uint16_t half)
 {
 	return !v->has_cc || (half & (P5_HALF_CC_OS | P5_HALF_CC_USR)) != 0;
 }
 
-enum vpmu_fault p5_cesr_ctrl_write(const struct p5_cesr_variant *v, uint64_t val,
-				   uint64_t *stored)
+/* WRMSR to CTR0/CTR1 loads the counter's full width from EDX:EAX; the bits above
+ * it do not exist and are dropped (docs/models/p5.md "Counters").  CESR: bits the
+ * variant does not define raise #GP; perfctr's reserved mask applies to each half
+ * whatever else is set, so a disabled half is checked too (docs/principles.md §2,
+ * step 1). */
+static enum vpmu_fault p5_cesr_write(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+				     struct vpmu_txn *t, const struct vpmu_reg *reg, uint64_t val)
 {
+	(void)cx;
+	const struct p5_cesr_variant *v = variant(m);
+	if (reg->kind == VPMU_REG_CTR) {
+		vpmu_txn_set_ctr(t, reg->index, val & vpmu_width_mask(m->ctr_width));
+		return VPMU_FAULT_NONE;
+	}
 	if (val & ~v->hw_defined)
 		return VPMU_FAULT_RESERVED;
-	*stored = val;
-	return VPMU_FAULT_NONE;
-}
-
-/* WRMSR to CTR0/CTR1 loads the counter's full width from EDX:EAX; the bits above
- * it do not exist and are dropped (docs/models/p5.md "Counters"). */
-enum vpmu_fault p5_cesr_ctr_write(unsigned width, uint64_t val, uint64_t *stored)
-{
-	*stored = val & vpmu_width_mask(width);
-	return VPMU_FAULT_NONE;
-}
-
-/* Step 1 (ARCHITECTURE decision 2): perfctr's reserved mask applies to each half
- * whatever else is set, so a disabled half is checked too. */
-uint32_t p5_cesr_check_write(const struct p5_cesr_variant *v, uint64_t val)
-{
 	for (unsigned pmc = 0; pmc < 2; pmc++)
 		if (cesr_half(val, pmc) & v->perfctr_reserved)
-			return 1u << P5_CESR_RULE_RESERVED;
-	return 0;
+			vpmu_txn_violate(t, P5_CESR_RULE_RESERVED);
+	vpmu_txn_set_ctrl(t, 0, val);
+	return VPMU_FAULT_NONE;
 }
 
-void p5_cesr_derive(const struct p5_cesr_variant *v, const struct vpmu_regfile *r,
-		    struct vpmu_ctl *ctl)
+static void p5_cesr_derive(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+			   const struct vpmu_regfile *r, struct vpmu_ctl *ctl)
 {
+	(void)cx;
 	unsigned n = 0;
 	for (unsigned pmc = 0; pmc < 2; pmc++) {
 		uint16_t half = cesr_half(r->ctrl[0], pmc);
-		if (!half_counts(v, half))
+		if (!half_counts(variant(m), half))
 			continue;
-		ctl->ctr[n].pmc = pmc;
-		ctl->ctr[n].evntsel = half;   /* perfctr: "direct images of the CESR" halves */
-		n++;
+		/* perfctr: the evntsel are "direct images of the CESR" halves */
+		vpmu_ctl_set(&ctl->ctr[n++], pmc, half);
 	}
 	ctl->nractrs = n;
 }
 
 /* perfctr's write_control on P5 writes CESR = (half1 << 16) | half0 of the counters
- * in the control, and skips the write when that is 0 (facts 1c). */
-unsigned p5_cesr_ctrl_images(const struct vpmu_ctl *ctl, struct vpmu_ctrl_image *out)
+ * in the control, and skips the write when that is 0 (perfctr x86.c
+ * p5_write_control). */
+static unsigned p5_cesr_ctrl_images(const struct vpmu_model *m, const struct vpmu_ctl *ctl,
+				    struct vpmu_ctrl_image *out)
 {
+	(void)m;
 	uint64_t cesr = 0;
 	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++)
 		cesr |= (ctl->ctr[i].evntsel & 0xFFFF) << (16 * ctl->ctr[i].pmc);
@@ -93,21 +99,35 @@ unsigned p5_cesr_ctrl_images(const struct vpmu_ctl *ctl, struct vpmu_ctrl_image 
 	return 1;
 }
 
-int p5_cesr_decode_ctr(const struct p5_cesr_variant *v, const struct vpmu_model *m,
-		       const uint64_t *ctrl, unsigned pmc, unsigned *priv, bool *interrupt)
+static bool p5_cesr_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsigned pmc,
+			       uint64_t *key, unsigned *priv, bool *interrupt)
 {
+	const struct p5_cesr_variant *v = variant(m);
 	uint16_t half = cesr_half(ctrl[0], pmc);
 	*interrupt = false;   /* no LVTPC: overflow only toggles the PMn pin */
 	if (!half_counts(v, half))
-		return VPMU_EV_NONE;
+		return false;
 	if (v->has_cc)
 		*priv = ((half & P5_HALF_CC_OS) ? VPMU_PRIV_KERNEL : 0) |
 			((half & P5_HALF_CC_USR) ? VPMU_PRIV_USER : 0);
 	else
 		*priv = VPMU_PRIV_USER | VPMU_PRIV_KERNEL;
-	uint32_t key = (half & v->event_key_bits) | ((uint32_t)pmc << P5_KEY_PMC_SHIFT);
-	return vpmu_model_event_lookup(m, key);
+	*key = half & v->event_key_bits;
+	return true;
 }
+
+static uint64_t p5_cesr_ctl_key(const struct vpmu_model *m, const struct vpmu_ctl_ctr *e)
+{
+	return e->evntsel & variant(m)->event_key_bits;
+}
+
+const struct vpmu_model_ops p5_cesr_ops = {
+	.write = p5_cesr_write,
+	.derive = p5_cesr_derive,
+	.ctrl_images = p5_cesr_ctrl_images,
+	.decode_ctr = p5_cesr_decode_ctr,
+	.ctl_key = p5_cesr_ctl_key,
+};
 
 /*
  * Intel P5/P5MMX.  The SDM's CESR figure defines bits 0-9 and 16-25 and marks
@@ -124,7 +144,8 @@ const struct p5_cesr_variant p5_cesr_intel = {
 };
 
 /* Cyrix 6x86MX/MII/III: the Intel layout plus event bit 6 in bit 10 (26 for the
- * second half); perfctr reserves 0xFA00 per half (seed 000; facts 1c, 6). */
+ * second half); perfctr reserves 0xFA00 per half (perfctr x86.c p5_check_control,
+ * the MII variant). */
 const struct p5_cesr_variant p5_cesr_cyrix = {
 	.hw_defined = 0x07FF07FFull,
 	.perfctr_reserved = 0xFA00,
@@ -145,38 +166,38 @@ const struct p5_cesr_variant p5_cesr_winchip = {
 const struct vpmu_rule p5_cesr_intel_rules[P5_CESR_NR_RULES] = {
 	[P5_CESR_RULE_RESERVED] = { "cesr-reserved",
 		"CESR bits 0xFE00 of each 16-bit half (PC and the reserved bits) must be clear "
-		"(seed 000, Intel P5; facts 1c: -EPERM)" },
+		"(perfctr low-level-x86.txt, Intel P5; x86.c p5_check_control: -EPERM)" },
 };
 
 const struct vpmu_rule p5_cesr_cyrix_rules[P5_CESR_NR_RULES] = {
 	[P5_CESR_RULE_RESERVED] = { "cesr-reserved",
 		"CESR bits 0xFA00 of each 16-bit half (PC and bits 11-15) must be clear "
-		"(seed 000, Intel P5: Cyrix clones; facts 1c: -EPERM)" },
+		"(perfctr low-level-x86.txt, Intel P5: Cyrix clones; x86.c: -EPERM)" },
 };
 
 const struct vpmu_rule p5_cesr_winchip_rules[P5_CESR_NR_RULES] = {
 	[P5_CESR_RULE_RESERVED] = { "cesr-reserved",
 		"CESR bits 0xFF00 of each 16-bit half must be clear "
-		"(seed 000, Intel P5: Centaur clones; facts 1c: -EPERM)" },
+		"(perfctr low-level-x86.txt, Intel P5: Centaur clones; x86.c: -EPERM)" },
 };
 
 /* Cyrix: the P5 codes 0x00-0x29 (perfctr event_set_p5.c includes the P5 set for
  * the MII), plus its own codes 0x40-0x48, written with event bit 6 in bit 10. */
 const struct vpmu_event_desc p5_cesr_cyrix_events[P5_CESR_NR_CYRIX_EVENTS] = {
 	P5_CESR_INTEL_EVENTS,
-	{ 0x0400, 0x043F, VPMU_EV_NONE, "L2_TLB_MISSES" },
-	{ 0x0408, 0x043F, VPMU_EV_NONE, "INSTRUCTIONS_DECODED" },
+	{ 0x0400, 0x043F, VPMU_EV_NONE, 0, "L2_TLB_MISSES" },
+	{ 0x0408, 0x043F, VPMU_EV_NONE, 0, "INSTRUCTIONS_DECODED" },
 };
 
 /* WinChip 2 and 3 (perfctr event_set_centaur.c; the data sheet lists the codes in
  * decimal).  There is no branch event and only separate read/write miss events. */
 const struct vpmu_event_desc p5_cesr_winchip2_events[P5_CESR_NR_WINCHIP2_EVENTS] = {
-	{ 0x3F, 0xFF, VPMU_EV_CYCLES, "INTERNAL_CLOCKS" },
-	{ 0x16, 0xFF, VPMU_EV_INSTRUCTIONS, "INSTRUCTIONS_EXECUTED" },
-	{ 0x28, 0xFF, VPMU_EV_CACHE_REFERENCES, "DATA_READ_OR_DATA_WRITE" },
-	{ 0x00, 0xFF, VPMU_EV_NONE, "DATA_READ" },
-	{ 0x03, 0xFF, VPMU_EV_NONE, "DATA_READ_CACHE_MISS" },
-	{ 0x04, 0xFF, VPMU_EV_NONE, "DATA_WRITE_CACHE_MISS" },
-	{ 0x13, 0xFF, VPMU_EV_NONE, "BHT_HITS" },
-	{ 0x18, 0xFF, VPMU_EV_NONE, "BUS_UTILIZATION" },
+	{ 0x3F, 0xFF, VPMU_EV_CYCLES, 0, "INTERNAL_CLOCKS" },
+	{ 0x16, 0xFF, VPMU_EV_INSTRUCTIONS, 0, "INSTRUCTIONS_EXECUTED" },
+	{ 0x28, 0xFF, VPMU_EV_CACHE_REFERENCES, 0, "DATA_READ_OR_DATA_WRITE" },
+	{ 0x00, 0xFF, VPMU_EV_NONE, 0, "DATA_READ" },
+	{ 0x03, 0xFF, VPMU_EV_NONE, 0, "DATA_READ_CACHE_MISS" },
+	{ 0x04, 0xFF, VPMU_EV_NONE, 0, "DATA_WRITE_CACHE_MISS" },
+	{ 0x13, 0xFF, VPMU_EV_NONE, 0, "BHT_HITS" },
+	{ 0x18, 0xFF, VPMU_EV_NONE, 0, "BUS_UTILIZATION" },
 };

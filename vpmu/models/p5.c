@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Intel Pentium (P5): two 40-bit counters CTR0/CTR1 (MSR 0x12/0x13) controlled by
- * the two halves of CESR (MSR 0x11); no RDPMC, no overflow interrupt.
+ * Intel Pentium (P5, a P54C with its on-chip APIC): two 40-bit counters CTR0/CTR1
+ * (MSR 0x12/0x13) controlled by the two halves of CESR (MSR 0x11); no RDPMC, no
+ * overflow interrupt.
  * Shared CESR logic and the perfctr rules: p5_cesr.c; the page: docs/models/p5.md.
  */
 #include "p5_cesr.h"
@@ -10,14 +11,10 @@ static const struct vpmu_event_desc p5_events[] = {
 	P5_CESR_INTEL_EVENTS,
 };
 
-P5_CESR_MODEL_OPS(p5, p5_cesr_intel, vpmu_model_p5)
-
 const struct vpmu_model vpmu_model_p5 = {
 	.name = "p5",
 	.description = "Intel Pentium (P5): 2 x 40-bit counters, CESR halves with CPL filter, no PMI",
-	.vendor = "GenuineIntel",
-	.family = 5, .cpumodel = 2, .stepping = 12,
+	.id = { "GenuineIntel", 5, 2, 12, P5_BASE | F_APIC, 0, 0, 0 },
 	.ctr_width = 40,
-	P5_CESR_MODEL_FIELDS(p5, p5_cesr_intel_rules, p5_events,
-			     sizeof(p5_events) / sizeof(p5_events[0])),
+	P5_CESR_MODEL_FIELDS(p5_cesr_intel, p5_cesr_intel_rules, p5_events, sizeof(p5_events) / sizeof(p5_events[0])),
 };

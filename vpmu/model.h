@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model contract: everything a PMU model may see (docs/design.md).
+ *
+ * A model is one const descriptor (struct vpmu_model) whose ops all receive the
+ * descriptor itself (`m`, so variants of one PMU share code and differ in data,
+ * as libpfm4's PMU descriptors do) and the context of the access (`cx`: the VM's
+ * presented identity and options, the vCPU and its hardware thread).  Ops state
+ * hardware facts; policy (strict versus default mode, caching, counting, PMI
+ * delivery) is the core's.  A model never sees a vCPU or a host: it reads the
+ * guest-visible register file and stages register updates in a transaction that
+ * the core applies, checks and, in strict mode, refuses as a whole.
+ */
+#ifndef VPMU_MODEL_H
+#define VPMU_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vpmu/vpmu.h"
+
+#define VPMU_MAX_CTRL_SLOTS 72   /* P4: 18 CCCRs + 45 ESCRs + the PEBS pair, with room */
+#define VPMU_MAX_MISC 8
+#define VPMU_TXN_MAX 8           /* register updates one access may stage */
+
+/* What a model register is, for the core's routing. */
+enum vpmu_reg_kind {
+	VPMU_REG_CTRL = 1,  /* a control register: its value is ctrl[index] */
+	VPMU_REG_CTR,       /* a counter: guest counter `index`, its value the core's */
+	VPMU_REG_MISC,      /* any other register kept as a value: misc[index] */
+};
+
+/* Per-register semantics (struct vpmu_reg.flags). */
+#define VPMU_REGF_READ_HOOK 0x1u  /* reads go through the model's read op */
+
+struct vpmu_reg {
+	uint32_t addr;       /* MSR or SPR number */
+	uint8_t space;       /* enum vpmu_regspace */
+	uint8_t kind;        /* enum vpmu_reg_kind */
+	uint8_t index;
+	uint8_t flags;       /* VPMU_REGF_* */
+};
+
+/* The guest-visible register file: one per vCPU, or, with hyper-threading, one
+ * per core that both sibling threads access (registers a real core keeps per
+ * thread are then slots the model indexes by cx->thread). */
+struct vpmu_regfile {
+	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
+	uint64_t misc[VPMU_MAX_MISC];
+};
+
+/* The CPU a VM presents and its options: the model's defaults or the VM's config. */
+struct vpmu_vm_opts {
+	unsigned family, cpumodel, stepping;
+	bool ht;             /* hyper-threading: vCPUs 2k and 2k+1 are one core's threads */
+	bool strict;         /* refuse writes that break perfctr's rules */
+};
+
+/* The context of every model op. */
+struct vpmu_ctx {
+	const struct vpmu_vm_opts *vm;
+	unsigned vcpu;       /* the vCPU's index in its VM */
+	unsigned thread;     /* its hardware thread in its core: 0, or 1 for an HT sibling */
+};
+
+/* One counter of the perfctr control, at its virtual index (perfctr 2.7.3 indexes
+ * evntsel[], ireset[] and p4.escr[] by it).  Packed without padding: the content
+ * id hashes it directly. */
+struct vpmu_ctl_ctr {
+	uint32_t pmc;        /* guest (and sim host) counter number */
+	uint32_t aux_slot;   /* P4: ESCR control slot; otherwise 0 */
+	uint64_t evntsel;    /* the counter's control image (P5: its 16-bit CESR half) */
+	uint64_t aux;        /* P4: ESCR image */
+	uint64_t ireset;     /* i-mode start: the value when it became enabled with INT */
+};
+
+/* The ISA-neutral perfctr control (perfctr_cpu_control without the 18-wide
+ * arrays).  Counters 0..nractrs-1 are a-mode (counting), nractrs..n-1 i-mode
+ * (interrupting on overflow). */
+struct vpmu_ctl {
+	uint32_t nractrs;
+	uint32_t nrictrs;
+	uint64_t global[4];  /* P4: pebs_enable, pebs_matrix_vert; PPC: mmcr0, mmcr1, mmcr2 */
+	struct vpmu_ctl_ctr ctr[VPMU_MAX_CTRS];
+};
+
+static inline unsigned vpmu_ctl_n(const struct vpmu_ctl *c) { return c->nractrs + c->nrictrs; }
+
+/* Set a derived control's entry: every field but ireset (the core's). */
+static inline void vpmu_ctl_set(struct vpmu_ctl_ctr *e, unsigned pmc, uint64_t evntsel)
+{
+	*e = (struct vpmu_ctl_ctr){ pmc, 0, evntsel, 0, 0 };
+}
+
+/* A host control-register write the model wants for a control, in write order. */
+struct vpmu_ctrl_image {
+	uint16_t slot;
+	uint64_t value;
+};
+
+/*
+ * A register-access transaction.  Write, overflow and call ops read the register
+ * file as it is (`regs`) and stage what changes; the core then applies the updates,
+ * re-derives and checks the control, and refuses the whole transaction (strict
+ * mode, or a fault) without a trace.  Helpers below; the fields are the core's.
+ */
+struct vpmu_txn {
+	const struct vpmu_regfile *regs;  /* the file before the access */
+	struct vpmu_vcpu *vcpu;           /* core-private */
+	bool host;           /* host-initiated (save/restore): no guest semantics */
+	uint8_t n;
+	uint32_t violations; /* perfctr rules broken by the values written (step 1) */
+	uint32_t ctr_mask;   /* counters loaded: ctr_val[pmc] */
+	struct { uint8_t kind, index; uint64_t value; } upd[VPMU_TXN_MAX];
+	uint64_t ctr_val[VPMU_MAX_CTRS];
+};
+
+static inline void vpmu_txn_stage(struct vpmu_txn *t, unsigned kind, unsigned index,
+				  uint64_t value)
+{
+	if (t->n < VPMU_TXN_MAX) {
+		t->upd[t->n].kind = (uint8_t)kind;
+		t->upd[t->n].index = (uint8_t)index;
+		t->upd[t->n++].value = value;
+	}
+}
+static inline void vpmu_txn_set_ctrl(struct vpmu_txn *t, unsigned slot, uint64_t v)
+{
+	vpmu_txn_stage(t, VPMU_REG_CTRL, slot, v);
+}
+static inline void vpmu_txn_set_misc(struct vpmu_txn *t, unsigned idx, uint64_t v)
+{
+	vpmu_txn_stage(t, VPMU_REG_MISC, idx, v);
+}
+/* Load counter pmc with v (already at the counter's width). */
+static inline void vpmu_txn_set_ctr(struct vpmu_txn *t, unsigned pmc, uint64_t v)
+{
+	t->ctr_mask |= 1u << pmc;
+	t->ctr_val[pmc] = v;
+}
+static inline void vpmu_txn_violate(struct vpmu_txn *t, unsigned rule)
+{
+	t->violations |= 1u << rule;
+}
+/* What counter pmc reads now (a counter loaded in this transaction: its new value). */
+uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc);
+
+/*
+ * One event encoding of a model: (key & match) == code selects it, where key is
+ * what the model's event_key op makes of a counter's control image (the image
+ * itself by default), and only on the counters in ctr_mask (0: every counter).
+ */
+struct vpmu_event_desc {
+	uint32_t code;
+	uint32_t match;
+	int8_t generic;      /* enum vpmu_event, or VPMU_EV_NONE */
+	uint8_t ctr_mask;    /* counters that have this encoding; 0: all */
+	const char *name;    /* the manual's name */
+};
+
+/* A perfctr rule of a model, reported by id (bit number in a violation mask). */
+struct vpmu_rule {
+	const char *name;    /* short, stable: used in accounting output and traces */
+	const char *text;    /* what perfctr requires, and where it says so */
+};
+
+/* The CPU a model presents (docs/design.md "Identity"): CPUID leaves 0, 1,
+ * 0x80000000 and 0x80000001 are built from it. */
+struct vpmu_identity {
+	const char *vendor;          /* CPUID vendor string */
+	unsigned family, cpumodel, stepping;   /* defaults */
+	uint32_t cpuid1_edx;         /* CPUID.1:EDX feature bits */
+	uint32_t cpuid1_ecx;         /* CPUID.1:ECX */
+	uint32_t ext1_edx;           /* CPUID.80000001h:EDX; with ext1_ecx 0: no extended leaves */
+	uint32_t ext1_ecx;
+};
+
+/* Capabilities (struct vpmu_model.caps). */
+#define VPMU_CAP_PCINT      0x1u  /* overflow interrupts (perfctr PCINT): i-mode counters */
+#define VPMU_CAP_HT         0x2u  /* hyper-threading: a VM may pair vCPUs as siblings */
+#define VPMU_CAP_OVF_ON_MSB 0x4u  /* overflow is the MSB becoming 1 (PPC), not a wrap */
+
+struct vpmu_model;
+
+struct vpmu_model_ops {
+	/*
+	 * Required.  A guest (or, t->host, a host-initiated) write of `val` to `reg`:
+	 * hardware #GP (VPMU_FAULT_RESERVED, _READ_ONLY, _NO_REG) or NONE, with the
+	 * resulting register values staged in t (any register: write-1-to-clear
+	 * status, hardware-set bits kept) and the perfctr per-register rules the
+	 * value breaks (vpmu_txn_violate: strict step 1).
+	 */
+	enum vpmu_fault (*write)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+				 struct vpmu_txn *t, const struct vpmu_reg *reg, uint64_t val);
+	/* For registers flagged VPMU_REGF_READ_HOOK: what a read returns. `raw` is
+	 * the stored value (the counter's value for a counter). */
+	enum vpmu_fault (*read)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+				const struct vpmu_regfile *r, const struct vpmu_reg *reg,
+				uint64_t raw, uint64_t *val);
+	/* Required.  The perfctr control the hardware runs from this register file:
+	 * which counters count (nractrs, nrictrs), a-mode first, and each entry
+	 * whole (vpmu_ctl_set(); ireset is the core's).  The core zeroes the counts
+	 * and global[] first. */
+	void (*derive)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+		       const struct vpmu_regfile *r, struct vpmu_ctl *ctl);
+	/* perfctr's rules over a derived control with at least one counter (strict
+	 * step 2): a mask of broken rule ids. */
+	uint32_t (*check_control)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+				  const struct vpmu_regfile *r, const struct vpmu_ctl *ctl);
+	/* Host control images for a control, in perfctr's write_control order.
+	 * NULL: each counter's evntsel into control slot pmc (P6, K7). */
+	unsigned (*ctrl_images)(const struct vpmu_model *m, const struct vpmu_ctl *ctl,
+				struct vpmu_ctrl_image *out);
+	/* Required.  What counter pmc counts under control images ctrl: its event
+	 * key (vpmu_model_event_of), privilege mask (VPMU_PRIV_*) and interrupt
+	 * enable; false if it counts nothing. */
+	bool (*decode_ctr)(const struct vpmu_model *m, const uint64_t *ctrl, unsigned pmc,
+			   uint64_t *key, unsigned *priv, bool *interrupt);
+	/* The event key of a derived control's counter from its entry alone (NULL:
+	 * the evntsel itself).  */
+	uint64_t (*ctl_key)(const struct vpmu_model *m, const struct vpmu_ctl_ctr *e);
+	/* A counter of the control overflowed: stage the architectural status (an
+	 * OVF bit, a global status register, an interrupt enable the hardware
+	 * clears) and say whether a PMI is due.  NULL: no status, a PMI is due. */
+	bool (*overflow)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+			 struct vpmu_txn *t, unsigned pmc);
+	/* PMUs reached by calls (the RISC-V SBI PMU extension): function `fid` with
+	 * its arguments; returns the SBI error code (0 or negative) and *value. */
+	long (*call)(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu_txn *t,
+		     unsigned long fid, const uint64_t *args, uint64_t *value);
+	/* Whether PMI delivery sets the LVTPC mask bit on this identity (NULL: never). */
+	bool (*lvtpc_automask)(const struct vpmu_model *m, const struct vpmu_vm_opts *o);
+};
+
+/*
+ * The model descriptor.  Every model file exports exactly one const instance,
+ * listed in models/models.c.
+ */
+struct vpmu_model {
+	const char *name;           /* trace-format model name */
+	const char *description;
+	struct vpmu_identity id;
+	enum vpmu_regspace regspace; /* the ISA's register space (MSR: x86, SPR: PPC) */
+	unsigned caps;              /* VPMU_CAP_* */
+	unsigned nr_ctrs;           /* counters the guest sees (pmc 0..nr_ctrs-1) */
+	unsigned ctr_width;         /* bits */
+	unsigned nr_ctrl_slots;
+	const struct vpmu_reg *regs; /* sorted by address */
+	unsigned nr_regs;
+	const uint64_t *misc_reset; /* by MISC index (NULL: all 0) */
+	const struct vpmu_rule *rules;
+	unsigned nr_rules;
+	const struct vpmu_event_desc *events;
+	unsigned nr_events;
+	/* Image bits whose presence makes any event count something with no generic
+	 * equivalent (threshold, invert, edge detect). */
+	uint64_t event_exclude;
+	/* Control slot that holds counter pmc's enable (i-mode suspend stops it
+	 * there); NULL: slot pmc. */
+	const uint8_t *ctr_ctrl_slot;
+	const void *priv;           /* the model's own data (a P5-family variant, ...) */
+	const struct vpmu_model_ops *ops;
+};
+
+/* The generic event of an event key on counter pmc (VPMU_EV_NONE if none): the
+ * one table-driven matcher of every model. */
+int vpmu_model_event_of(const struct vpmu_model *m, unsigned pmc, uint64_t key);
+
+/* Counter-write helpers shared by models. */
+static inline uint64_t vpmu_width_mask(unsigned width)
+{
+	return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+
+#endif

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the library says about its models: the public model queries, the one
+ * table-driven event matcher every model uses, and the register union a VMM traps.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+unsigned vpmu_model_count(void) { return vpmu_nr_models; }
+
+const char *vpmu_model_name(unsigned index)
+{
+	return index < vpmu_nr_models ? vpmu_models[index]->name : NULL;
+}
+
+const struct vpmu_model *vpmu_model_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (unsigned i = 0; i < vpmu_nr_models; i++)
+		if (strcmp(vpmu_models[i]->name, name) == 0)
+			return vpmu_models[i];
+	return NULL;
+}
+
+const char *vpmu_model_description(const char *name)
+{
+	const struct vpmu_model *m = vpmu_model_find(name);
+	return m ? m->description : NULL;
+}
+
+static struct vpmu_vm_opts default_opts(const struct vpmu_model *m)
+{
+	return (struct vpmu_vm_opts){ m->id.family, m->id.cpumodel, m->id.stepping, false, false };
+}
+
+int vpmu_model_info(const char *name, struct vpmu_model_info *out)
+{
+	const struct vpmu_model *m = vpmu_model_find(name);
+	if (!m || !out)
+		return m ? -EINVAL : -ENOENT;
+	struct vpmu_vm_opts o = default_opts(m);
+	out->name = m->name;
+	out->description = m->description;
+	out->vendor = m->id.vendor;
+	out->regspace = m->regspace;
+	out->family = m->id.family;
+	out->cpumodel = m->id.cpumodel;
+	out->stepping = m->id.stepping;
+	out->nr_ctrs = m->nr_ctrs;
+	out->ctr_width = m->ctr_width;
+	out->overflow_interrupts = (m->caps & VPMU_CAP_PCINT) != 0;
+	out->lvtpc_automask = m->ops->lvtpc_automask && m->ops->lvtpc_automask(m, &o);
+	out->hyper_threading = (m->caps & VPMU_CAP_HT) != 0;
+	out->calls = m->ops->call != NULL;
+	out->nr_regs = m->nr_regs;
+	out->nr_events = m->nr_events;
+	out->nr_rules = m->nr_rules;
+	return 0;
+}
+
+int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **kind)
+{
+	static const char *const kinds[] = { "?", "control", "counter", "misc" };
+	const struct vpmu_model *m = vpmu_model_find(name);
+	if (!m || i >= m->nr_regs)
+		return -ENOENT;
+	if (addr)
+		*addr = m->regs[i].addr;
+	if (kind)
+		*kind = kinds[m->regs[i].kind <= VPMU_REG_MISC ? m->regs[i].kind : 0];
+	return 0;
+}
+
+int vpmu_model_event(const char *name, unsigned i, uint32_t *code, uint32_t *match,
+		     const char **event_name, int *generic)
+{
+	const struct vpmu_model *m = vpmu_model_find(name);
+	if (!m || i >= m->nr_events)
+		return -ENOENT;
+	if (code)
+		*code = m->events[i].code;
+	if (match)
+		*match = m->events[i].match;
+	if (event_name)
+		*event_name = m->events[i].name;
+	if (generic)
+		*generic = m->events[i].generic;
+	return 0;
+}
+
+int vpmu_model_rule(const char *name, unsigned i, const char **rule_name, const char **text)
+{
+	const struct vpmu_model *m = vpmu_model_find(name);
+	if (!m || i >= m->nr_rules)
+		return -ENOENT;
+	if (rule_name)
+		*rule_name = m->rules[i].name;
+	if (text)
+		*text = m->rules[i].text;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+unsigned vpmu_pmu_regs(enum vpmu_regspace space, uint32_t *regs, unsigned max)
+{
+	/* A few hundred registers at most (P4: ~90): collect, sort, drop repeats. */
+	unsigned total = 0;
+	for (unsigned k = 0; k < vpmu_nr_models; k++)
+		total += vpmu_models[k]->nr_regs;
+	uint32_t *all = malloc((total ? total : 1) * sizeof(*all));
+	if (!all)
+		return 0;
+	unsigned n = 0;
+	for (unsigned k = 0; k < vpmu_nr_models; k++)
+		for (unsigned i = 0; i < vpmu_models[k]->nr_regs; i++)
+			if (vpmu_models[k]->regs[i].space == space)
+				all[n++] = vpmu_models[k]->regs[i].addr;
+	qsort(all, n, sizeof(*all), cmp_u32);
+	unsigned u = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (u && all[i] == all[u - 1])
+			continue;
+		if (regs && u < max)
+			regs[u] = all[i];
+		all[u++] = all[i];
+	}
+	free(all);
+	return u;
+}
+
+int vpmu_model_event_of(const struct vpmu_model *m, unsigned pmc, uint64_t key)
+{
+	if (key & m->event_exclude)
+		return VPMU_EV_NONE;
+	const struct vpmu_event_desc *e = m->events;
+	for (unsigned i = 0; i < m->nr_events; i++, e++)
+		if ((key & e->match) == e->code && (!e->ctr_mask || (e->ctr_mask >> pmc) & 1))
+			return e->generic;
+	return VPMU_EV_NONE;
+}
+
+int vpmu_model_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsigned pmc,
+			  unsigned *priv, bool *interrupt)
+{
+	unsigned p = 0;
+	bool irq = false;
+	uint64_t key = 0;
+	int ev = VPMU_EV_NONE;
+	if (m && ctrl && pmc < m->nr_ctrs && m->ops->decode_ctr(m, ctrl, pmc, &key, &p, &irq))
+		ev = vpmu_model_event_of(m, pmc, key);
+	else
+		p = 0, irq = false;
+	if (priv)
+		*priv = p;
+	if (interrupt)
+		*interrupt = irq;
+	return ev;
+}
+
+unsigned vpmu_model_ctr_width(const struct vpmu_model *m) { return m->ctr_width; }
+unsigned vpmu_model_nr_ctrs(const struct vpmu_model *m) { return m->nr_ctrs; }
+
+const struct vpmu_reg *vpmu_model_reg_find(const struct vpmu_model *m, enum vpmu_regspace space,
+					  uint32_t addr)
+{
+	/* Tables are short (at most ~90 entries on P4) and sorted by address. */
+	if (space != m->regspace)
+		return NULL;
+	unsigned lo = 0, hi = m->nr_regs;
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		if (m->regs[mid].addr == addr)
+			return &m->regs[mid];
+		if (m->regs[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const event_names[VPMU_EV_NR] = {
+	"cycles", "instructions", "ref-cycles", "bus-cycles",
+	"branches", "branch-misses", "cache-references", "cache-misses",
+};
+
+const char *vpmu_event_name(enum vpmu_event ev)
+{
+	return (unsigned)ev < VPMU_EV_NR ? event_names[ev] : "none";
+}
+
+int vpmu_event_from_name(const char *name)
+{
+	for (int i = 0; name && i < VPMU_EV_NR; i++)
+		if (strcmp(event_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *vpmu_fault_name(enum vpmu_fault f)
+{
+	switch (f) {
+	case VPMU_FAULT_NONE: return "none";
+	case VPMU_FAULT_NO_REG: return "no-such-register";
+	case VPMU_FAULT_RESERVED: return "reserved-bits";
+	case VPMU_FAULT_READ_ONLY: return "read-only";
+	case VPMU_FAULT_STRICT: return "strict-rule";
+	}
+	return "?";
+}
