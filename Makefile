@@ -23,6 +23,9 @@ INCDIR  ?= $(PREFIX)/include
 
 B       ?= build
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# Test and fuzz builds also check the models' shortcuts against the full path
+# (vpmu_txn_retarget: vpmu/model.h).
+CHECKS  := -DVPMU_CONTRACT_CHECKS
 
 LIB_SRC := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c vmm-glue/*.c))
 LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h)
@@ -86,7 +89,7 @@ include guest-tests/guest.mk
 # static vpmu-run with the guest images under real KVM (tests/guests.t).
 SANB := build/san
 check: deps
-	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
+	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN) $(CHECKS)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
 	$(MAKE) --no-print-directory kvm-programs guests
 	VPMU_BUILD=$(SANB) VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
 test: check

@@ -1,6 +1,9 @@
 # libFuzzer targets (make fuzz; tests/fuzz.t runs them briefly under make check).
-#   make -f fuzz/fuzz.mk            build both and run each for FUZZ_SECONDS
-#   make -f fuzz/fuzz.mk build      build only (build/fuzz/fuzz_reg_access, fuzz_trace)
+#   make -f fuzz/fuzz.mk            build every target and run each for FUZZ_SECONDS
+#   make -f fuzz/fuzz.mk build      build only (build/fuzz/fuzz_reg_access, fuzz_trace,
+#                                   fuzz_call, fuzz_host_access)
+#   make -f fuzz/fuzz.mk run-call   one target (run-reg-access, run-trace, run-call,
+#                                   run-host-access)
 # A crash leaves its input as build/fuzz/crash-* (leak-*, timeout-*) and fails the run;
 # replay it with: build/fuzz/fuzz_trace build/fuzz/crash-...
 CLANG        ?= clang
@@ -12,7 +15,7 @@ CPPFLAGS := -Iinclude -Ivpmu -Itools -D_GNU_SOURCE
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The library is instrumented for coverage too (fuzzer-no-link); only the targets
 # link libFuzzer's main.
-CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link
+CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link -DVPMU_CONTRACT_CHECKS
 LDFLAGS_FUZZ := $(SANFLAGS) -fsanitize=fuzzer
 LDLIBS   := -lxxhash
 
@@ -26,9 +29,9 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 # memory blow-up as well; leaks are reported (ASan's LSan is on by default).
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FB)/ -print_final_stats=1
 
-.PHONY: all build run run-reg-access run-trace
+.PHONY: all build run run-reg-access run-trace run-call run-host-access
 all: run
-build: $(FB)/fuzz_reg_access $(FB)/fuzz_trace
+build: $(FB)/fuzz_reg_access $(FB)/fuzz_trace $(FB)/fuzz_call $(FB)/fuzz_host_access
 
 $(FB)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -40,7 +43,13 @@ $(FB)/fuzz_reg_access: $(FB)/obj/fuzz/fuzz_reg_access.o $(LIB_OBJ)
 $(FB)/fuzz_trace: $(FB)/obj/fuzz/fuzz_trace.o $(TOOL_OBJ) $(LIB_OBJ)
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
 
-run: run-reg-access run-trace
+$(FB)/fuzz_call: $(FB)/obj/fuzz/fuzz_call.o $(LIB_OBJ)
+	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
+
+$(FB)/fuzz_host_access: $(FB)/obj/fuzz/fuzz_host_access.o $(LIB_OBJ)
+	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
+
+run: run-reg-access run-trace run-call run-host-access
 
 # The corpus directory keeps what earlier runs found (libFuzzer adds new inputs to
 # the first directory it is given); no seeds are needed: the header bytes pick the
@@ -57,3 +66,17 @@ run-trace: $(FB)/fuzz_trace
 		cp "$$f" "$(FB)/seed/trace/$$(echo "$$f" | tr / _)"; done
 	$(FB)/fuzz_trace $(FUZZ_OPTS) -dict=fuzz/trace.dict -max_total_time=$(FUZZ_SECONDS) \
 		$(FB)/corpus/trace $(FB)/seed/trace
+
+# vpmu_call() with fuzzed function ids and arguments, between register writes,
+# ticks and switches (fuzz/fuzz_call.c); inputs stay small.
+run-call: $(FB)/fuzz_call
+	@mkdir -p $(FB)/corpus/call
+	$(FB)/fuzz_call $(FUZZ_OPTS) -max_len=512 -max_total_time=$(FUZZ_SECONDS) \
+		$(FB)/corpus/call
+
+# Save/restore with vpmu_reg_get/vpmu_reg_set (fuzz/fuzz_host_access.c): one
+# migration per input, which a few hundred bytes drive completely.
+run-host-access: $(FB)/fuzz_host_access
+	@mkdir -p $(FB)/corpus/host_access
+	$(FB)/fuzz_host_access $(FUZZ_OPTS) -max_len=512 -max_total_time=$(FUZZ_SECONDS) \
+		$(FB)/corpus/host_access

@@ -19,6 +19,8 @@
  * cache decision needs it (vpmu_vcpu_id()).
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -30,7 +32,8 @@ void vpmu_vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 		v->vidx[v->ctl.ctr[i].pmc] = -1;
 	v->ctl.nractrs = ctl->nractrs;
 	v->ctl.nrictrs = ctl->nrictrs;
-	for (unsigned k = 0; k < sizeof(ctl->global) / sizeof(ctl->global[0]); k++)
+	/* The globals past the model's stay 0 (the content id hashes all four). */
+	for (unsigned k = 0; k < v->model->nr_globals; k++)
 		v->ctl.global[k] = ctl->global[k];
 	for (unsigned i = 0; i < n; i++) {
 		v->ctl.ctr[i] = ctl->ctr[i];
@@ -61,9 +64,9 @@ static inline __attribute__((always_inline)) void derive_control(struct vpmu_vcp
 								   struct vpmu_ctl *ctl)
 {
 	/* Models set whole entries (vpmu_ctl_set): only the counts and the globals
-	 * need zeroing. */
+	 * they use need zeroing. */
 	ctl->nractrs = ctl->nrictrs = 0;
-	for (unsigned k = 0; k < sizeof(ctl->global) / sizeof(ctl->global[0]); k++)
+	for (unsigned k = 0; k < v->model->nr_globals; k++)
 		ctl->global[k] = 0;
 	v->mops->derive(v->model, &v->ctx, v->rf, ctl);
 	if (__builtin_expect(ctl->nrictrs && !(v->model->caps & VPMU_CAP_PCINT), 0)) {
@@ -85,28 +88,22 @@ static inline __attribute__((always_inline)) void derive_control(struct vpmu_vcp
 	}
 }
 
-/* Whether b keeps a's a-mode counters on the same pmcs, with no i-mode counter
- * and no global control on either side: a running vCPU then moves to b in place. */
-static inline bool same_amode_layout(const struct vpmu_ctl *a, const struct vpmu_ctl *b)
+/* Whether two controls have the same globals, as far as the model uses them. */
+static inline bool globals_equal(const struct vpmu_model *m, const struct vpmu_ctl *a,
+				 const struct vpmu_ctl *b)
 {
-	if (a->nrictrs | b->nrictrs || a->nractrs != b->nractrs ||
-	    (a->global[0] | a->global[1] | a->global[2] | a->global[3] |
-	     b->global[0] | b->global[1] | b->global[2] | b->global[3]))
-		return false;
-	for (unsigned i = 0; i < a->nractrs; i++)
-		if (a->ctr[i].pmc != b->ctr[i].pmc)
+	for (unsigned k = 0; k < m->nr_globals; k++)
+		if (a->global[k] != b->global[k])
 			return false;
 	return true;
 }
 
 /* Whether two controls are equal, compared only as far as their counters reach. */
-static inline bool ctl_equal(const struct vpmu_ctl *a, const struct vpmu_ctl *b)
+static inline bool ctl_equal(const struct vpmu_model *m, const struct vpmu_ctl *a,
+			     const struct vpmu_ctl *b)
 {
-	if (a->nractrs != b->nractrs || a->nrictrs != b->nrictrs)
+	if (a->nractrs != b->nractrs || a->nrictrs != b->nrictrs || !globals_equal(m, a, b))
 		return false;
-	for (unsigned k = 0; k < sizeof(a->global) / sizeof(a->global[0]); k++)
-		if (a->global[k] != b->global[k])
-			return false;
 	for (unsigned i = 0; i < vpmu_ctl_n(a); i++) {
 		const struct vpmu_ctl_ctr *x = &a->ctr[i], *y = &b->ctr[i];
 		if (x->pmc != y->pmc || x->evntsel != y->evntsel || x->ireset != y->ireset ||
@@ -131,24 +128,30 @@ static void apply_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
 }
 
 /* Move to a derived control: in place where only a-mode event selects change. */
-static inline __attribute__((always_inline)) void install_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
+static inline __attribute__((always_inline)) void install_control(struct vpmu_vcpu *v,
+								    const struct vpmu_ctl *ctl)
 {
-	if (v->cpu >= 0 && same_amode_layout(&v->ctl, ctl)) {
+	const struct vpmu_ctl *cur = &v->ctl;
+	if (v->cpu >= 0 && !(cur->nrictrs | ctl->nrictrs) && cur->nractrs == ctl->nractrs &&
+	    globals_equal(v->model, cur, ctl)) {
+		/* The same a-mode counters and globals: move in place where an event
+		 * select changed (docs/design.md). */
 		for (unsigned i = 0; i < ctl->nractrs; i++)
-			if (ctl->ctr[i].evntsel != v->ctl.ctr[i].evntsel ||
-			    ctl->ctr[i].aux != v->ctl.ctr[i].aux) {
-				vpmu_state_reprogram(v, ctl);
-				break;
-			}
-	} else if (!ctl_equal(ctl, &v->ctl)) {
-		apply_control(v, ctl);
+			if (ctl->ctr[i].pmc != cur->ctr[i].pmc)
+				goto apply;
+		vpmu_state_reprogram(v, ctl);
+		return;
 	}
+	if (ctl_equal(v->model, ctl, cur))
+		return;
+apply:
+	apply_control(v, ctl);
 }
 
 void vpmu_vcpu_refresh(struct vpmu_vcpu *v)
 {
 	struct vpmu_ctl ctl;
-	__atomic_fetch_and(&v->attn, (uint8_t)~VPMU_ATTN_STALE, __ATOMIC_RELAXED);
+	vpmu_clear_stale(v);
 	derive_control(v, NULL, &ctl);
 	install_control(v, &ctl);
 }
@@ -164,21 +167,25 @@ static void record_violations(struct vpmu_vcpu *v, uint32_t viol)
 
 static inline void txn_init(struct vpmu_txn *t, struct vpmu_vcpu *v, bool host)
 {
-	t->regs = v->rf;
+	t->regs = t->rf = v->rf;
 	t->vcpu = v;
 	t->host = host;
 	t->n = 0;
+	t->retarget = VPMU_TXN_NO_RETARGET;
 	t->violations = 0;
 	t->ctr_mask = 0;
 }
 
-static inline uint64_t *txn_target(struct vpmu_regfile *rf, unsigned kind, unsigned index)
+/* Put back every register the transaction changed, last change first. */
+static void txn_undo(struct vpmu_txn *t)
 {
-	if (kind == VPMU_REG_CTRL && index < VPMU_MAX_CTRL_SLOTS)
-		return &rf->ctrl[index];
-	if (kind == VPMU_REG_MISC && index < VPMU_MAX_MISC)
-		return &rf->misc[index];
-	return NULL;
+	while (t->n) {
+		t->n--;
+		if (t->undo[t->n].kind == VPMU_REG_CTRL)
+			t->rf->ctrl[t->undo[t->n].index] = t->undo[t->n].old;
+		else
+			t->rf->misc[t->undo[t->n].index] = t->undo[t->n].old;
+	}
 }
 
 /* Tell an HT sibling that the file it derives its control from changed. */
@@ -198,52 +205,109 @@ static void load_counters(struct vpmu_vcpu *v, const struct vpmu_txn *t)
 	}
 }
 
-/* Steps 2 and 3 of a write whose step 1 (the model's op) accepted it. */
+#ifdef VPMU_CONTRACT_CHECKS
+/* The test and fuzz builds check every retarget against a full derive. */
+static void check_retarget(struct vpmu_vcpu *v, const struct vpmu_ctl *patched)
+{
+	struct vpmu_ctl full;
+	derive_control(v, NULL, &full);
+	for (unsigned i = full.nractrs; i < vpmu_ctl_n(&full); i++)
+		full.ctr[i].ireset = patched->ctr[i].ireset;   /* the core's, not the model's */
+	if (!ctl_equal(v->model, &full, patched)) {
+		fprintf(stderr, "libvpmu: model %s: a retargeting write's control differs from "
+			"the derived one\n", v->model->name);
+		abort();
+	}
+}
+#endif
+
+/* A write that only changes counter t->retarget's image (vpmu_txn_retarget):
+ * the current control with that entry patched, checked, installed in place. */
+static __attribute__((noinline)) void retarget_slow(struct vpmu_vcpu *v, unsigned i,
+						     uint64_t sel)
+{
+	struct vpmu_ctl ctl;
+	unsigned n = vpmu_ctl_n(&v->ctl);
+	ctl.nractrs = v->ctl.nractrs;
+	ctl.nrictrs = v->ctl.nrictrs;
+	memcpy(ctl.global, v->ctl.global, sizeof(ctl.global));
+	memcpy(ctl.ctr, v->ctl.ctr, n * sizeof(ctl.ctr[0]));
+	ctl.ctr[i].evntsel = sel;
+	apply_control(v, &ctl);
+}
+
+static inline __attribute__((always_inline)) enum vpmu_fault txn_retarget(struct vpmu_vcpu *v,
+									    struct vpmu_txn *t,
+									    uint32_t viol, bool strict,
+									    bool host)
+{
+	int i = v->vidx[t->retarget % VPMU_MAX_CTRS];
+	uint64_t sel = t->retarget_sel;
+	if (i >= 0) {
+		uint64_t old = v->ctl.ctr[i].evntsel;
+		v->ctl.ctr[i].evntsel = sel;
+#ifdef VPMU_CONTRACT_CHECKS
+		check_retarget(v, &v->ctl);
+#endif
+		if (!host && v->mops->check_control)
+			viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
+		v->ctl.ctr[i].evntsel = old;
+	} else {
+#ifdef VPMU_CONTRACT_CHECKS
+		check_retarget(v, &v->ctl);
+#endif
+		if (!host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
+			viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
+	}
+	if (viol && strict) {
+		txn_undo(t);
+		return VPMU_FAULT_STRICT;
+	}
+	record_violations(v, viol);
+	if (i >= 0 && sel != v->ctl.ctr[i].evntsel) {
+		if (v->cpu >= 0 && (unsigned)i < v->ctl.nractrs)
+			vpmu_state_retarget(v, (unsigned)i, sel);
+		else
+			retarget_slow(v, (unsigned)i, sel);
+	}
+	if (v->core)
+		notify_sibling(v);
+	return VPMU_FAULT_NONE;
+}
+
+/* Steps 2 and 3 of a transaction whose step 1 (the model's op) accepted it. */
 static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct vpmu_vcpu *v,
-									  const struct vpmu_txn *t)
+									  struct vpmu_txn *t,
+									  bool host)
 {
 	const struct vpmu_model *m = v->model;
-	bool strict = v->strict && !t->host;
-	uint32_t viol = t->host ? 0 : t->violations;
-	unsigned k = 0;
-	for (; k < t->n; k++) {
-		const uint64_t *p = txn_target(v->rf, t->upd[k].kind, t->upd[k].index);
-		if (p && *p != t->upd[k].value)
-			break;
-	}
-	if (k == t->n) {
+	bool strict = v->strict && !host;
+	uint32_t viol = host ? 0 : t->violations;
+	if (!t->n) {
 		/* The register file, hence the control, is unchanged (Linux's
 		 * read-modify-write of EVNTSEL0 often is): only the rules are re-checked. */
-		if (!t->ctr_mask && !t->host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
+		if (!t->ctr_mask && !host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
 			viol |= v->mops->check_control(m, &v->ctx, v->rf, &v->ctl);
 		if (viol && strict)
 			return VPMU_FAULT_STRICT;
 		record_violations(v, viol);
-		load_counters(v, t);
+		if (t->ctr_mask)
+			load_counters(v, t);
 		return VPMU_FAULT_NONE;
 	}
-	uint64_t undo[VPMU_TXN_MAX];
-	for (k = 0; k < t->n; k++) {
-		uint64_t *p = txn_target(v->rf, t->upd[k].kind, t->upd[k].index);
-		if (p) {
-			undo[k] = *p;
-			*p = t->upd[k].value;
-		}
-	}
+	if (t->retarget != VPMU_TXN_NO_RETARGET && t->n == 1 && !t->ctr_mask)
+		return txn_retarget(v, t, viol, strict, host);
 	struct vpmu_ctl ctl;
 	derive_control(v, t, &ctl);
-	if (!t->host && vpmu_ctl_n(&ctl) && v->mops->check_control)
+	if (!host && vpmu_ctl_n(&ctl) && v->mops->check_control)
 		viol |= v->mops->check_control(m, &v->ctx, v->rf, &ctl);
 	if (viol && strict) {
-		while (k--) {
-			uint64_t *p = txn_target(v->rf, t->upd[k].kind, t->upd[k].index);
-			if (p)
-				*p = undo[k];
-		}
+		txn_undo(t);
 		return VPMU_FAULT_STRICT;
 	}
 	record_violations(v, viol);
-	load_counters(v, t);
+	if (t->ctr_mask)
+		load_counters(v, t);
 	install_control(v, &ctl);
 	if (v->core)
 		notify_sibling(v);
@@ -265,9 +329,11 @@ static inline __attribute__((always_inline)) enum vpmu_fault write_reg(struct vp
 	struct vpmu_txn t;
 	txn_init(&t, v, host);
 	enum vpmu_fault f = v->mops->write(v->model, &v->ctx, &t, r, val);
-	if (f != VPMU_FAULT_NONE)
+	if (__builtin_expect(f != VPMU_FAULT_NONE, 0)) {
+		txn_undo(&t);
 		return f;
-	return txn_commit(v, &t);
+	}
+	return txn_commit(v, &t, host);
 }
 
 static enum vpmu_fault read_reg(struct vpmu_vcpu *v, const struct vpmu_reg *r, uint64_t *val,
@@ -305,28 +371,59 @@ static inline void access_end(struct vpmu_vcpu *v)
 #define ACCESS_BEGIN(v) do { if (__builtin_expect(vpmu_attn(v) != 0, 0)) access_begin(v); } while (0)
 #define ACCESS_END(v) access_end(v)
 
+/* The write path out of line, for the callers that are not hot. */
+static __attribute__((noinline)) enum vpmu_fault write_reg_call(struct vpmu_vcpu *v,
+								 const struct vpmu_reg *r,
+								 uint64_t val, bool host)
+{
+	return write_reg(v, r, val, host);
+}
+
+static __attribute__((noinline)) enum vpmu_fault txn_commit_call(struct vpmu_vcpu *v,
+								  struct vpmu_txn *t)
+{
+	return txn_commit(v, t, false);
+}
+
+/* Every write but one to a plain register of an unshared, up-to-date vCPU. */
+static __attribute__((noinline)) enum vpmu_fault reg_write_slow(struct vpmu_vcpu *v,
+								 enum vpmu_regspace space,
+								 uint32_t addr, uint64_t val)
+{
+	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
+	if (!r)
+		return VPMU_FAULT_NO_REG;
+	ACCESS_BEGIN(v);
+	enum vpmu_fault f = write_reg_call(v, r, val, false);
+	ACCESS_END(v);
+	return f;
+}
+
 int vpmu_reg_write(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 		   uint64_t val, enum vpmu_fault *fault)
 {
 	if (!v || !fault)
 		return -EINVAL;
-	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
-	enum vpmu_fault f = VPMU_FAULT_NO_REG;
 	v->totals.writes++;
-	if (r) {
-		ACCESS_BEGIN(v);
-		f = write_reg(v, r, val, false);
-		ACCESS_END(v);
-	}
+	/* The read path's index (vpmu_reg_read): a miss is an unknown register, a
+	 * hooked one, or a vCPU that needs attention first. */
+	unsigned e = space == v->regspace ? vpmu_reg_slot(v->rix_read, addr) : 0;
+	enum vpmu_fault f;
+	if (__builtin_expect(e != 0, 1))
+		f = write_reg(v, &v->mregs[e - 1], val, false);
+	else
+		f = reg_write_slow(v, space, addr, val);
 	count_fault(v, f);
 	*fault = f;
 	return 0;
 }
 
 /* Every read but a plain one on an unshared, up-to-date vCPU. */
-static __attribute__((noinline)) int reg_read_slow(struct vpmu_vcpu *v, const struct vpmu_reg *r,
-						    uint64_t *val, enum vpmu_fault *fault)
+static __attribute__((noinline)) int reg_read_slow(struct vpmu_vcpu *v, enum vpmu_regspace space,
+						    uint32_t addr, uint64_t *val,
+						    enum vpmu_fault *fault)
 {
+	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
 	enum vpmu_fault f = VPMU_FAULT_NO_REG;
 	if (r) {
 		ACCESS_BEGIN(v);
@@ -346,13 +443,13 @@ int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 {
 	if (__builtin_expect(!v | !fault | !val, 0))
 		return -EINVAL;
-	unsigned e = space == v->regspace ? vpmu_reg_slot(v->rix, addr) : 0;
 	v->totals.reads++;
+	/* rix_read holds only registers without a read hook, and nothing while
+	 * the vCPU needs attention: a hit is a plain read. */
+	unsigned e = space == v->regspace ? vpmu_reg_slot(v->rix_read, addr) : 0;
 	if (__builtin_expect(!e, 0))
-		return reg_read_slow(v, NULL, val, fault);
+		return reg_read_slow(v, space, addr, val, fault);
 	const struct vpmu_reg *r = &v->mregs[e - 1];
-	if (__builtin_expect(r->flags | vpmu_attn(v), 0))
-		return reg_read_slow(v, r, val, fault);
 	*fault = VPMU_FAULT_NONE;
 	if (r->kind == VPMU_REG_CTR)
 		*val = vpmu_ctr_value(v, r->index);
@@ -372,20 +469,6 @@ int vpmu_reg_get(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, u
 	read_reg(v, r, val, true);
 	ACCESS_END(v);
 	return 0;
-}
-
-/* The write path out of line, for the callers that are not hot. */
-static __attribute__((noinline)) enum vpmu_fault write_reg_call(struct vpmu_vcpu *v,
-								 const struct vpmu_reg *r,
-								 uint64_t val, bool host)
-{
-	return write_reg(v, r, val, host);
-}
-
-static __attribute__((noinline)) enum vpmu_fault txn_commit_call(struct vpmu_vcpu *v,
-								  const struct vpmu_txn *t)
-{
-	return txn_commit(v, t);
 }
 
 int vpmu_reg_set(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t val)
@@ -418,7 +501,9 @@ int vpmu_call(struct vpmu_vcpu *v, unsigned long fid, const uint64_t args[VPMU_C
 	txn_init(&t, v, false);
 	uint64_t value = 0;
 	long e = v->mops->call(v->model, &v->ctx, &t, fid, args, &value);
-	if (e == VPMU_SBI_SUCCESS) {
+	if (e != VPMU_SBI_SUCCESS)
+		txn_undo(&t);
+	else {
 		enum vpmu_fault f = txn_commit_call(v, &t);
 		if (f == VPMU_FAULT_STRICT) {
 			/* Strict mode refuses what breaks a rule; the SBI's word for a

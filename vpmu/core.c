@@ -14,6 +14,17 @@
 
 static uint64_t next_vm_uid = 1;
 
+const struct vpmu_reg_index vpmu_no_regs;   /* every lookup misses */
+
+static void index_add(struct vpmu_reg_index *rix, uint32_t addr, unsigned i)
+{
+	unsigned h = vpmu_reg_hash(addr);
+	while (rix->idx[h])
+		h = (h + 1) % VPMU_REG_HASH_SIZE;
+	rix->idx[h] = (uint8_t)(i + 1);
+	rix->addr[h] = addr;
+}
+
 /*
  * Live handles.  Destroying a VM twice, or a host or VM the library never made,
  * must be refused rather than become a use-after-free, and that can only be told
@@ -126,20 +137,21 @@ static bool model_overflow(struct vpmu_vcpu *v, uint64_t mask)
 		return true;
 	if (v->core)
 		pthread_mutex_lock(&v->core->lock);
+	/* The hooks of counters overflowing together share one transaction: each
+	 * sees what the previous one set (two OVF bits of one status register). */
 	struct vpmu_txn t;
 	memset(&t, 0, sizeof(t));
-	t.regs = v->rf;
+	t.regs = t.rf = v->rf;
 	t.vcpu = v;
 	t.host = true;
-	bool pmi = false;
-	for (; mask; mask &= mask - 1)
+	bool pmi = false, changed = false;
+	for (; mask; mask &= mask - 1) {
 		pmi |= v->mops->overflow(v->model, &v->ctx, &t, (unsigned)__builtin_ctzll(mask));
-	bool changed = false;
-	for (unsigned k = 0; k < t.n; k++) {
-		uint64_t *p = t.upd[k].kind == VPMU_REG_CTRL ? &v->rf->ctrl[t.upd[k].index % VPMU_MAX_CTRL_SLOTS]
-							      : &v->rf->misc[t.upd[k].index % VPMU_MAX_MISC];
-		changed |= *p != t.upd[k].value;
-		*p = t.upd[k].value;
+		/* Nothing undoes an overflow: empty the undo log after each hook, or
+		 * the changes past VPMU_TXN_MAX of many counters overflowing together
+		 * (a P4's 18 CCCR.OVF bits) would be dropped. */
+		changed |= t.n != 0;
+		t.n = 0;
 	}
 	if (changed) {
 		vpmu_mark_stale(v);
@@ -246,11 +258,9 @@ int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 	vm->uid = __atomic_fetch_add(&next_vm_uid, 1, __ATOMIC_RELAXED);
 	/* At most half full (checked above): every probe sequence ends at an empty slot. */
 	for (unsigned i = 0; i < m->nr_regs; i++) {
-		unsigned h = vpmu_reg_hash(m->regs[i].addr);
-		while (vm->rix.idx[h])
-			h = (h + 1) % VPMU_REG_HASH_SIZE;
-		vm->rix.idx[h] = (uint8_t)(i + 1);
-		vm->rix.addr[h] = m->regs[i].addr;
+		index_add(&vm->rix, m->regs[i].addr, i);
+		if (!(m->regs[i].flags & VPMU_REGF_READ_HOOK))
+			index_add(&vm->rix_plain, m->regs[i].addr, i);
 	}
 	pthread_mutex_lock(&live_lock);
 	host->nr_vms++;
@@ -348,6 +358,7 @@ static int attach_core(struct vpmu_vm *vm, struct vpmu_vcpu *v, unsigned index)
 	c->thread[index % 2] = v;
 	v->core = c;
 	v->attn = VPMU_ATTN_HT;
+	v->rix_read = &vpmu_no_regs;
 	v->rf = &c->rf;
 	v->ctx.thread = index % 2;
 	return 0;
@@ -368,6 +379,7 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->model = m;
 	v->mops = m->ops;
 	v->rix = &vm->rix;
+	v->rix_read = &vm->rix_plain;
 	v->mregs = m->regs;
 	v->regspace = (uint8_t)m->regspace;
 	v->strict = vm->opts.strict;

@@ -62,6 +62,7 @@ struct vpmu_vm {
 	struct vpmu_vm_opts opts;
 	uint64_t uid;                        /* unique per VM; seeds the content id */
 	struct vpmu_reg_index rix;
+	struct vpmu_reg_index rix_plain;     /* the registers without a read hook */
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
 };
@@ -95,6 +96,10 @@ struct vpmu_vcpu {
 	void (*run_begin)(void *ctx, unsigned cpu);
 	void (*run_end)(void *ctx, unsigned cpu);
 	const struct vpmu_reg_index *rix;    /* &vm->rix */
+	/* What the read fast path looks registers up in: &vm->rix_plain, or an
+	 * empty index while the vCPU needs attention (vpmu_attn), so that neither
+	 * read hooks nor attention cost the plain read a test. */
+	const struct vpmu_reg_index *rix_read;
 	const struct vpmu_reg *mregs;        /* model->regs */
 	struct vpmu_cpu_cache *cache;        /* this host CPU's cache while switched in */
 	struct vpmu_regfile *rf;             /* &own, or the core's file with HT */
@@ -171,9 +176,20 @@ static inline unsigned vpmu_attn(const struct vpmu_vcpu *v)
 {
 	return __atomic_load_n(&v->attn, __ATOMIC_RELAXED);
 }
+extern const struct vpmu_reg_index vpmu_no_regs;
+/* An HT sibling's rix_read is always vpmu_no_regs; a vCPU without one changes
+ * its own attention only on its own thread. */
 static inline void vpmu_mark_stale(struct vpmu_vcpu *v)
 {
 	__atomic_fetch_or(&v->attn, VPMU_ATTN_STALE, __ATOMIC_RELAXED);
+	if (!v->core)
+		v->rix_read = &vpmu_no_regs;
+}
+static inline void vpmu_clear_stale(struct vpmu_vcpu *v)
+{
+	__atomic_fetch_and(&v->attn, (uint8_t)~VPMU_ATTN_STALE, __ATOMIC_RELAXED);
+	if (!v->core)
+		v->rix_read = &v->vm->rix_plain;
 }
 /* A VM created on a model the registry does not list (tests of the contract). */
 int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
@@ -195,18 +211,18 @@ static inline uint64_t vpmu_vcpu_id(struct vpmu_vcpu *v)
 }
 
 /* ---- the host side of a switched-in vCPU (v->cpu >= 0) ---- */
-static inline uint32_t vpmu_host_read32(const struct vpmu_vcpu *v, unsigned pmc)
+static inline __attribute__((always_inline)) uint32_t vpmu_host_read32(const struct vpmu_vcpu *v, unsigned pmc)
 {
 	return (uint32_t)v->bops->read_ctr(v->bctx, (unsigned)v->cpu, v->model, pmc);
 }
 
-static inline void vpmu_host_write_ctrl(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
+static inline __attribute__((always_inline)) void vpmu_host_write_ctrl(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
 {
 	v->bops->write_ctrl(v->bctx, (unsigned)v->cpu, v->model, slot, val);
 	v->cache->ctrl[slot] = val;
 }
 
-static inline void vpmu_host_write_ctr(struct vpmu_vcpu *v, unsigned pmc, uint64_t val)
+static inline __attribute__((always_inline)) void vpmu_host_write_ctr(struct vpmu_vcpu *v, unsigned pmc, uint64_t val)
 {
 	v->bops->write_ctr(v->bctx, (unsigned)v->cpu, v->model, pmc, val);
 }
@@ -239,7 +255,8 @@ static inline int vpmu_counter_event(struct vpmu_vcpu *v, unsigned i)
 	if (v->event[i] != VPMU_EVENT_UNRESOLVED)
 		return v->event[i];
 	unsigned pmc = v->ctl.ctr[i].pmc;
-	uint64_t key = vpmu_ctl_key(v->model, &v->ctl.ctr[i]);
+	uint64_t key = v->mops->ctl_key ? v->mops->ctl_key(v->model, &v->ctl.ctr[i])
+					: v->ctl.ctr[i].evntsel;
 	struct vpmu_event_memo *mm = &v->memo[pmc];
 	int ev;
 	if (mm->key[0] == key && mm->ev[0] != VPMU_EVENT_UNRESOLVED) {
@@ -276,8 +293,86 @@ static inline size_t vpmu_ctl_len(unsigned n)
 /* ---- switch.c: perfctr suspend/resume against the per-CPU cache ---- */
 void vpmu_state_suspend(struct vpmu_vcpu *v);
 void vpmu_state_resume(struct vpmu_vcpu *v);
-void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i);
+void vpmu_write_control_images(struct vpmu_vcpu *v);
+
+/* Move counter i's sum into its base and the accounting. */
+static inline __attribute__((always_inline)) void vpmu_fold(struct vpmu_vcpu *v, unsigned i)
+{
+	unsigned pmc = v->ctl.ctr[i].pmc;
+	uint64_t sum = v->pmc[i].sum;
+	int ev = vpmu_counter_event(v, i);
+	v->totals.pmc[pmc] += sum;
+	if (ev >= 0)
+		v->totals.events[ev] += sum;
+	v->base[pmc] = (v->base[pmc] + sum) & v->width_mask;
+	v->pmc[i].sum = 0;
+}
+
+/* Counter i (a-mode, of a running vCPU) now counts with image sel: fold its
+ * old event's count, restart its difference, write its image (the host writes
+ * of suspend + resume for that change). */
+static inline __attribute__((always_inline)) void vpmu_state_retarget_one(struct vpmu_vcpu *v,
+									   unsigned i, uint64_t sel,
+									   bool per_counter)
+{
+	unsigned pmc = v->ctl.ctr[i].pmc;
+	uint32_t now = vpmu_host_read32(v, pmc);
+	v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
+	vpmu_fold(v, i);
+	v->pmc[i].start = now;
+	v->ctl.ctr[i].evntsel = sel;
+	v->event[i] = VPMU_EVENT_UNRESOLVED;
+	if (per_counter && v->cache->ctrl[pmc] != sel)
+		vpmu_host_write_ctrl(v, pmc, sel);
+}
+
+static inline __attribute__((always_inline)) void vpmu_state_retarget(struct vpmu_vcpu *v,
+								       unsigned i, uint64_t sel)
+{
+	bool per_counter = v->mops->ctrl_images == NULL;
+	vpmu_state_retarget_one(v, i, sel, per_counter);
+	v->id_valid = false;
+	if (per_counter)
+		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
+	else
+		vpmu_write_control_images(v);
+}
+
+/* The in-place move of a running vCPU to a control with the same a-mode
+ * counters: for each counter whose entry changed, one read folds the old
+ * event's count and restarts the difference; then the images that changed are
+ * written.  The host writes are exactly those of suspend + resume (perfctr).
+ * Inline: it is most of a control write (docs/performance.md). */
+static inline __attribute__((always_inline)) void vpmu_state_reprogram(struct vpmu_vcpu *v,
+									const struct vpmu_ctl *ctl)
+{
+	/* Models with the default images (slot pmc holds counter pmc's evntsel)
+	 * write each changed image here; the others rebuild theirs below. */
+	bool per_counter = v->mops->ctrl_images == NULL, changed = false;
+	for (unsigned i = 0; i < ctl->nractrs; i++) {
+		const struct vpmu_ctl_ctr *e = &ctl->ctr[i];
+		if (e->evntsel == v->ctl.ctr[i].evntsel && e->aux == v->ctl.ctr[i].aux)
+			continue;   /* same event: its difference runs on */
+		unsigned pmc = e->pmc;
+		uint32_t now = vpmu_host_read32(v, pmc);
+		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
+		vpmu_fold(v, i);
+		v->pmc[i].start = now;
+		v->ctl.ctr[i] = *e;
+		v->event[i] = VPMU_EVENT_UNRESOLVED;
+		changed = true;
+		if (per_counter && v->cache->ctrl[pmc] != e->evntsel)
+			vpmu_host_write_ctrl(v, pmc, e->evntsel);
+	}
+	if (!changed)
+		return;
+	v->id_valid = false;
+	if (per_counter)
+		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
+	else
+		vpmu_write_control_images(v);
+}
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
 
 #endif

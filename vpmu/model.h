@@ -81,7 +81,8 @@ struct vpmu_ctl_ctr {
 struct vpmu_ctl {
 	uint32_t nractrs;
 	uint32_t nrictrs;
-	uint64_t global[4];  /* P4: pebs_enable, pebs_matrix_vert; PPC: mmcr0, mmcr1, mmcr2 */
+	uint64_t global[4];  /* P4: pebs_enable, pebs_matrix_vert; PPC: mmcr0, mmcr1, mmcr2;
+	                        entries past the model's nr_globals are 0 */
 	struct vpmu_ctl_ctr ctr[VPMU_MAX_CTRS];
 };
 
@@ -101,29 +102,45 @@ struct vpmu_ctrl_image {
 
 /*
  * A register-access transaction.  Write, overflow and call ops read the register
- * file as it is (`regs`) and stage what changes; the core then applies the updates,
- * re-derives and checks the control, and refuses the whole transaction (strict
- * mode, or a fault) without a trace.  Helpers below; the fields are the core's.
+ * file (`regs`: as it is, with what the transaction has set so far) and set what
+ * changes through the helpers below; the core then re-derives and checks the
+ * control and refuses the whole transaction (strict mode, or a fault the op
+ * returns after setting registers) by putting every register back.  The fields
+ * are the core's.
  */
 struct vpmu_txn {
-	const struct vpmu_regfile *regs;  /* the file before the access */
+	const struct vpmu_regfile *regs;  /* the file, as models see it */
+	struct vpmu_regfile *rf;          /* core-private: the same file */
 	struct vpmu_vcpu *vcpu;           /* core-private */
 	bool host;           /* host-initiated (save/restore): no guest semantics */
-	uint8_t n;
+	uint8_t n;           /* registers changed (undo entries) */
+	uint8_t retarget;    /* vpmu_txn_retarget()'s counter, or VPMU_TXN_NO_RETARGET */
+	uint64_t retarget_sel;
 	uint32_t violations; /* perfctr rules broken by the values written (step 1) */
 	uint32_t ctr_mask;   /* counters loaded: ctr_val[pmc] */
-	struct { uint8_t kind, index; uint64_t value; } upd[VPMU_TXN_MAX];
+	struct { uint8_t kind, index; uint64_t old; } undo[VPMU_TXN_MAX];
 	uint64_t ctr_val[VPMU_MAX_CTRS];
 };
 
+/* Set register (kind, index) to value.  A transaction changes at most
+ * VPMU_TXN_MAX registers; further changes, and indexes past the file, are
+ * dropped (a model bug, which the contract tests would show). */
 static inline void vpmu_txn_stage(struct vpmu_txn *t, unsigned kind, unsigned index,
 				  uint64_t value)
 {
-	if (t->n < VPMU_TXN_MAX) {
-		t->upd[t->n].kind = (uint8_t)kind;
-		t->upd[t->n].index = (uint8_t)index;
-		t->upd[t->n++].value = value;
-	}
+	uint64_t *p;
+	if (kind == VPMU_REG_CTRL && index < VPMU_MAX_CTRL_SLOTS)
+		p = &t->rf->ctrl[index];
+	else if (kind == VPMU_REG_MISC && index < VPMU_MAX_MISC)
+		p = &t->rf->misc[index];
+	else
+		return;
+	if (*p == value || t->n == VPMU_TXN_MAX)
+		return;
+	t->undo[t->n].kind = (uint8_t)kind;
+	t->undo[t->n].index = (uint8_t)index;
+	t->undo[t->n++].old = *p;
+	*p = value;
 }
 static inline void vpmu_txn_set_ctrl(struct vpmu_txn *t, unsigned slot, uint64_t v)
 {
@@ -136,9 +153,27 @@ static inline void vpmu_txn_set_misc(struct vpmu_txn *t, unsigned idx, uint64_t 
 /* Load counter pmc with v (already at the counter's width). */
 static inline void vpmu_txn_set_ctr(struct vpmu_txn *t, unsigned pmc, uint64_t v)
 {
-	t->ctr_mask |= 1u << pmc;
-	t->ctr_val[pmc] = v;
+	if (pmc < VPMU_MAX_CTRS) {
+		t->ctr_mask |= 1u << pmc;
+		t->ctr_val[pmc] = v;
+	}
 }
+/*
+ * Optional, after setting the one register a write changes: the write changes
+ * nothing in the control but counter pmc's image, which becomes `evntsel` (if
+ * the counter is in the control at all; otherwise the control is unchanged).
+ * The core then patches that entry instead of deriving the whole control again,
+ * the way KVM reprograms one counter on an event-select write.  Builds with
+ * VPMU_CONTRACT_CHECKS (the test and fuzz builds) derive anyway and abort if
+ * the patch differs.
+ */
+#define VPMU_TXN_NO_RETARGET 0xFF
+static inline void vpmu_txn_retarget(struct vpmu_txn *t, unsigned pmc, uint64_t evntsel)
+{
+	t->retarget = (uint8_t)pmc;
+	t->retarget_sel = evntsel;
+}
+
 static inline void vpmu_txn_violate(struct vpmu_txn *t, unsigned rule)
 {
 	t->violations |= 1u << rule;
@@ -246,6 +281,7 @@ struct vpmu_model {
 	unsigned nr_ctrs;           /* counters the guest sees (pmc 0..nr_ctrs-1) */
 	unsigned ctr_width;         /* bits */
 	unsigned nr_ctrl_slots;
+	unsigned nr_globals;        /* entries of vpmu_ctl.global[] derive fills (P4: 2, PPC: 3) */
 	const struct vpmu_reg *regs; /* sorted by address */
 	unsigned nr_regs;
 	const uint64_t *misc_reset; /* by MISC index (NULL: all 0) */

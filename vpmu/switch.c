@@ -18,18 +18,7 @@
 
 #include "core.h"
 
-/* Move counter i's sum into its base and the accounting. */
-static inline __attribute__((always_inline)) void counter_fold(struct vpmu_vcpu *v, unsigned i)
-{
-	unsigned pmc = v->ctl.ctr[i].pmc;
-	uint64_t sum = v->pmc[i].sum;
-	int ev = vpmu_counter_event(v, i);
-	v->totals.pmc[pmc] += sum;
-	if (ev >= 0)
-		v->totals.events[ev] += sum;
-	v->base[pmc] = (v->base[pmc] + sum) & v->width_mask;
-	v->pmc[i].sum = 0;
-}
+
 
 /* perfctr isuspend: stop each i-mode counter (its control is written to 0 so it
  * neither counts nor interrupts in other contexts) and fold its difference. */
@@ -59,7 +48,7 @@ static inline __attribute__((always_inline)) void state_suspend(struct vpmu_vcpu
 /* perfctr write_control, past the id check: every image that differs from the
  * cache.  A control installed while switched in has no id yet (it is hashed at
  * switch-out), so the cache records none for it. */
-static __attribute__((noinline)) void write_control_images(struct vpmu_vcpu *v)
+__attribute__((noinline)) void vpmu_write_control_images(struct vpmu_vcpu *v)
 {
 	struct vpmu_cpu_cache *c = v->cache;
 	if (v->mops->ctrl_images) {
@@ -82,7 +71,7 @@ static __attribute__((noinline)) void write_control_images(struct vpmu_vcpu *v)
 static inline __attribute__((always_inline)) void write_control(struct vpmu_vcpu *v)
 {
 	if (!v->id_valid || v->cache->id != v->id)
-		write_control_images(v);
+		vpmu_write_control_images(v);
 }
 
 /* Another model's images are not comparable with ours: forget them. */
@@ -132,35 +121,9 @@ static inline __attribute__((always_inline)) void state_resume(struct vpmu_vcpu 
 		v->pmc[i].start = vpmu_host_read32(v, v->ctl.ctr[i].pmc);
 }
 
-void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i) { counter_fold(v, i); }
+void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i) { vpmu_fold(v, i); }
 void vpmu_state_suspend(struct vpmu_vcpu *v) { state_suspend(v); }
 void vpmu_state_resume(struct vpmu_vcpu *v) { state_resume(v); }
-
-/* The in-place move: for each counter, one read folds the old event's count and
- * restarts the difference; then write_control loads the images that changed.
- * The host writes are exactly those of suspend + resume. */
-void vpmu_state_reprogram(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
-{
-	/* Models with the default images (slot pmc holds counter pmc's evntsel)
-	 * write each changed image here; the others rebuild theirs below. */
-	bool per_counter = v->mops->ctrl_images == NULL;
-	for (unsigned i = 0; i < ctl->nractrs; i++) {
-		unsigned pmc = v->ctl.ctr[i].pmc;
-		uint32_t now = vpmu_host_read32(v, pmc);
-		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
-		counter_fold(v, i);
-		v->pmc[i].start = now;
-		v->ctl.ctr[i] = ctl->ctr[i];
-		v->event[i] = VPMU_EVENT_UNRESOLVED;
-		if (per_counter && v->cache->ctrl[pmc] != ctl->ctr[i].evntsel)
-			vpmu_host_write_ctrl(v, pmc, ctl->ctr[i].evntsel);
-	}
-	v->id_valid = false;
-	if (per_counter)
-		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
-	else
-		write_control_images(v);
-}
 
 /* A guest write to a counter.  a-mode: restart the difference (no host write);
  * i-mode while running: the host counter must hold the value so that it
@@ -183,7 +146,7 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 	} else if ((unsigned)i >= v->ctl.nractrs) {
 		v->isuspend_cpu = -1;
 	}
-	counter_fold(v, (unsigned)i);
+	vpmu_fold(v, (unsigned)i);
 	v->base[pmc] = value;
 }
 

@@ -42,7 +42,8 @@ static void sim_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m, 
 			   uint64_t value)
 {
 	struct vpmu_sim *s = ctx;
-	if (cpu >= s->nr_cpus || slot >= VPMU_MAX_CTRL_SLOTS)
+	/* slot < the model's nr_ctrl_slots <= VPMU_MAX_CTRL_SLOTS (the core's). */
+	if (cpu >= s->nr_cpus)
 		return;
 	sim_cpu(s, cpu, m)->ctrl[slot] = value;
 	s->ctrl_writes++;

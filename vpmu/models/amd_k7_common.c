@@ -50,6 +50,10 @@ enum vpmu_fault k7_write(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 	 * hardware accepts and perfctr refuses (-EPERM). */
 	if (val & K7_PERFCTR_RESERVED)
 		vpmu_txn_violate(t, K7_RULE_RESERVED);
+	/* Each counter has its own enable: a write that keeps EN and INT changes
+	 * only its own counter's image (vpmu_txn_retarget). */
+	if (!((t->regs->ctrl[reg->index] ^ val) & (K7_EN | K7_INT)))
+		vpmu_txn_retarget(t, reg->index, val);
 	vpmu_txn_set_ctrl(t, reg->index, val);
 	return VPMU_FAULT_NONE;
 }

@@ -100,6 +100,19 @@ static bool p6_has_misc_enable(const struct vpmu_vm_opts *o)
 	return false;
 }
 
+/* A write that keeps which counters count and how (EVNTSEL0.EN, each INT, and
+ * whether EVNTSEL1 selects a privilege level) changes only its counter's image:
+ * tell the core (vpmu_txn_retarget). */
+static inline void p6_retarget(struct vpmu_txn *t, unsigned slot, uint64_t old, uint64_t val)
+{
+	uint64_t diff = old ^ val;
+	if (diff & (P6_INT | (slot == 0 ? P6_EN : 0)))
+		return;
+	if (slot == 1 && !(old & P6_CPL) != !(val & P6_CPL))
+		return;
+	vpmu_txn_retarget(t, slot, val);
+}
+
 static enum vpmu_fault p6_write(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 				struct vpmu_txn *t, const struct vpmu_reg *reg, uint64_t val)
 {
@@ -112,6 +125,7 @@ static enum vpmu_fault p6_write(const struct vpmu_model *m, const struct vpmu_ct
 			vpmu_txn_violate(t, P6_RULE_RESERVED);
 		if (reg->index == 1 && (val & P6_EN))
 			vpmu_txn_violate(t, P6_RULE_EN_IN_EVNTSEL1);
+		p6_retarget(t, reg->index, t->regs->ctrl[reg->index], val);
 		vpmu_txn_set_ctrl(t, reg->index, val);
 		return VPMU_FAULT_NONE;
 	case VPMU_REG_CTR:
