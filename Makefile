@@ -88,10 +88,14 @@ include guest-tests/guest.mk
 # Tests run against the sanitizer build in build/san; the guest tier runs the
 # static vpmu-run with the guest images under real KVM (tests/guests.t).
 SANB := build/san
+# Where threads share state (hyper-thread siblings' register file), a
+# ThreadSanitizer build of the test that drives them (tests/tsan.t).
+TSANB := build/tsan
 check: deps
 	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN) $(CHECKS)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
+	$(MAKE) --no-print-directory B=$(TSANB) EXTRA_CFLAGS="-fsanitize=thread $(CHECKS)" CFLAGS="-O1 -g" $(TSANB)/tests/model_contract
 	$(MAKE) --no-print-directory kvm-programs guests
-	VPMU_BUILD=$(SANB) VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
+	VPMU_BUILD=$(SANB) VPMU_TSAN_BUILD=$(TSANB) VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
 test: check
 
 fuzz:

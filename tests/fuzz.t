@@ -1,33 +1,42 @@
 #!/bin/sh
-# Runs both libFuzzer targets (fuzz/) for a short, bounded time: each must finish
+# Runs every libFuzzer target (fuzz/) for a short, bounded time: each must finish
 # without a crash, a sanitizer report, a leak or a timeout.  `make fuzz` runs them
-# longer.  FUZZ_T_SECONDS overrides the time per target (default 10).
+# longer.  FUZZ_T_SECONDS overrides the time per target (default 10);
+# VPMU_FUZZ_BUILD the build directory (default build/fuzz, fuzz/fuzz.mk's FB).
 SECS=${FUZZ_T_SECONDS:-10}
-FB=build/fuzz
-echo "1..3"
+FB=${VPMU_FUZZ_BUILD:-build/fuzz}
+TARGETS="fuzz_reg_access fuzz_trace fuzz_call fuzz_host_access"
+echo "1..5"
+
+# not_built: a "not ok" line for each target, after a failed build.
+not_built() {
+	n=1
+	for t in $TARGETS; do
+		n=$((n + 1))
+		echo "not ok $n - $t # not built"
+	done
+}
 
 if ! command -v "${CLANG:-clang}" >/dev/null 2>&1; then
 	echo "not ok 1 - build fuzzers # clang not found: run scripts/install-deps (clang, libclang-rt-14-dev)"
-	echo "not ok 2 - fuzz_reg_access # not built"
-	echo "not ok 3 - fuzz_trace # not built"
+	not_built
 	exit 1
 fi
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-if make --no-print-directory -s -f fuzz/fuzz.mk build >"$tmp/build.log" 2>&1; then
+if make --no-print-directory -s -f fuzz/fuzz.mk FB="$FB" build >"$tmp/build.log" 2>&1; then
 	echo "ok 1 - build fuzzers (clang -fsanitize=fuzzer,address,undefined)"
 else
 	echo "not ok 1 - build fuzzers (is libclang-rt-14-dev installed? scripts/install-deps)"
 	tail -n 20 "$tmp/build.log" | sed 's/^/# /'
-	echo "not ok 2 - fuzz_reg_access # not built"
-	echo "not ok 3 - fuzz_trace # not built"
+	not_built
 	exit 1
 fi
 
 # Seeds for the trace fuzzer: the trace corpus and the malformed traces.
-mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2"
+mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2" "$tmp/c3" "$tmp/c4"
 for f in $(find tests/traces tests/bad-traces -name '*.trace'); do
 	cp "$f" "$tmp/seed/$(echo "$f" | tr / _)"
 done
@@ -48,3 +57,5 @@ run() {
 }
 run 2 fuzz_reg_access -max_len=4096 "$tmp/c1"
 run 3 fuzz_trace -dict=fuzz/trace.dict "$tmp/c2" "$tmp/seed"
+run 4 fuzz_call -max_len=512 "$tmp/c3"
+run 5 fuzz_host_access -max_len=512 "$tmp/c4"

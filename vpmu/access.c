@@ -467,8 +467,13 @@ int vpmu_reg_get(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, u
 		return -ENOENT;
 	ACCESS_BEGIN(v);
 	read_reg(v, r, val, true);
+	/* A register the presented CPU lacks (the read hook says so) is not saved:
+	 * what a restore could not load either. */
+	uint64_t seen;
+	bool absent = (r->flags & VPMU_REGF_READ_HOOK) &&
+		      v->mops->read(v->model, &v->ctx, v->rf, r, *val, &seen) == VPMU_FAULT_NO_REG;
 	ACCESS_END(v);
-	return 0;
+	return absent ? -ENOENT : 0;
 }
 
 int vpmu_reg_set(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t val)
@@ -481,7 +486,10 @@ int vpmu_reg_set(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, u
 	ACCESS_BEGIN(v);
 	enum vpmu_fault f = write_reg_call(v, r, val, true);
 	ACCESS_END(v);
-	/* A value the hardware cannot hold (reserved bits) is bad saved state. */
+	/* A register the presented CPU lacks: -ENOENT, as vpmu_reg_get says; a
+	 * value the hardware cannot hold (reserved bits) is bad saved state. */
+	if (f == VPMU_FAULT_NO_REG)
+		return -ENOENT;
 	return f == VPMU_FAULT_NONE ? 0 : -EINVAL;
 }
 

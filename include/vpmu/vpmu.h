@@ -197,8 +197,10 @@ int vpmu_reg_read(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg
  * get returns what the register holds (a counter: its full-width value) without
  * the guest's read semantics; set stores a value with no guest semantics (no sign
  * extension of counter writes, no write-1-to-clear) and no perfctr rule checked
- * or recorded.  -ENOENT: the model has no such register; -EINVAL: a value the
- * register cannot hold (reserved bits), and nothing changed. */
+ * or recorded.  -ENOENT: the model has no such register, or the CPU the VM
+ * presents lacks it (P6's IA32_MISC_ENABLE before the Pentium M): a save loop
+ * over vpmu_vm_regs() skips those on both sides; -EINVAL: a value the register
+ * cannot hold (reserved bits), and nothing changed. */
 int vpmu_reg_get(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,
 		 uint64_t *value);
 int vpmu_reg_set(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,

@@ -272,6 +272,45 @@ static void test_strict_and_default(void)
 	vpmu_vm_destroy(d);
 }
 
+/* P6's IA32_MISC_ENABLE exists only from the Pentium M on: save/restore skips it
+ * on both sides (-ENOENT) where the presented CPU lacks it, and round-trips it
+ * where it has it, guest-read-only bits included. */
+static void test_misc_enable_save_restore(void)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *piii, *pm;
+	struct vpmu_vcpu *a, *b;
+	uint64_t val = 0;
+	enum vpmu_fault f;
+	cfg.model = "p6";
+	if (vpmu_vm_create(host, &cfg, &piii) || vpmu_vcpu_create(piii, 0, &a)) {
+		ok(0, "create a Pentium III VM");
+		return;
+	}
+	cfg.cpumodel = 9;
+	if (vpmu_vm_create(host, &cfg, &pm) || vpmu_vcpu_create(pm, 0, &b)) {
+		ok(0, "create a Pentium M VM");
+		return;
+	}
+	ok(vpmu_reg_get(a, VPMU_SPACE_MSR, 0x1A0, &val) == -ENOENT,
+	   "Pentium III: get of IA32_MISC_ENABLE is -ENOENT (the CPU has no such MSR)");
+	ok(vpmu_reg_set(a, VPMU_SPACE_MSR, 0x1A0, 0x1880) == -ENOENT,
+	   "Pentium III: set of IA32_MISC_ENABLE is -ENOENT, not -EINVAL");
+	ok(vpmu_reg_get(b, VPMU_SPACE_MSR, 0x1A0, &val) == 0, "Pentium M: get of IA32_MISC_ENABLE");
+	is_u64(val, 0x1880, "Pentium M: IA32_MISC_ENABLE resets with bits 7, 11, 12 set");
+	ok(vpmu_reg_write(b, VPMU_SPACE_MSR, 0x1A0, 0x8, &f) == 0 && f == VPMU_FAULT_NONE,
+	   "Pentium M: a guest write of IA32_MISC_ENABLE is accepted");
+	ok(vpmu_reg_read(b, VPMU_SPACE_MSR, 0x1A0, &val, &f) == 0 && f == VPMU_FAULT_NONE,
+	   "Pentium M: guest read of IA32_MISC_ENABLE");
+	is_u64(val, 0x1888, "the guest cannot clear PERF_AVAIL/BTS_UNAVAIL/PEBS_UNAVAIL");
+	ok(vpmu_reg_set(b, VPMU_SPACE_MSR, 0x1A0, 0x1) == 0 &&
+	   vpmu_reg_get(b, VPMU_SPACE_MSR, 0x1A0, &val) == 0,
+	   "Pentium M: a restore loads IA32_MISC_ENABLE as saved");
+	is_u64(val, 0x1, "host-initiated set skips the guest's read-only bits");
+	vpmu_vm_destroy(piii);
+	vpmu_vm_destroy(pm);
+}
+
 int main(void)
 {
 	struct vpmu_backend be;
@@ -288,6 +327,7 @@ int main(void)
 	test_shared_ids();
 	test_imode_suspend_resume();
 	test_strict_and_default();
+	test_misc_enable_save_restore();
 	vpmu_host_destroy(host);
 	vpmu_sim_destroy(sim);
 	return tap_done();

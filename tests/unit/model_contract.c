@@ -806,9 +806,14 @@ static void test_host_access(void)
 	is_int(vpmu_reg_set(v, VPMU_SPACE_MSR, FAST0, 0), -EINVAL, "host set of read-only FAST0: -EINVAL");
 
 	val = 0;
-	is_int(vpmu_reg_get(v, VPMU_SPACE_MSR, FAST0, &val), 0,
-	       "host get of FAST0 with FAST_EN clear succeeds (no read hook)");
-	is_u64(val, 0x1234ABCD, "host get bypasses the read hook: the counter's full value");
+	is_int(vpmu_reg_get(v, VPMU_SPACE_MSR, FAST0, &val), -ENOENT,
+	       "host get of FAST0 with FAST_EN clear: -ENOENT (the read hook says it is absent)");
+	uint64_t gctl = hget(v, GCTL);
+	is_int(vpmu_reg_set(v, VPMU_SPACE_MSR, GCTL, gctl | GCTL_FAST_EN), 0, "host set of GCTL.FAST_EN");
+	val = 0;
+	is_int(vpmu_reg_get(v, VPMU_SPACE_MSR, FAST0, &val), 0, "host get of FAST0 with FAST_EN set");
+	is_u64(val, 0x1234ABCD, "host get bypasses the read hook's transformation: the counter's full value");
+	is_int(vpmu_reg_set(v, VPMU_SPACE_MSR, GCTL, gctl), 0, "host set of GCTL back");
 	is_int(vpmu_reg_set(v, VPMU_SPACE_MSR, STATUS, 3), 0, "host set of read-only STATUS");
 	is_int(vpmu_reg_set(v, VPMU_SPACE_MSR, OVF_CTRL, 3), 0, "host set of OVF_CTRL");
 	is_u64(hget(v, STATUS), 3, "host OVF_CTRL set is not write-1-to-clear");

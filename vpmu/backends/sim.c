@@ -15,6 +15,10 @@
 #include "sim.h"
 
 struct sim_cpu {
+	/* Host register writes on this CPU: per CPU, because vCPUs switched in on
+	 * different host CPUs run on different threads (vpmu.h "Threading"); not
+	 * reset with the registers. */
+	uint64_t ctrl_writes, ctr_writes;
 	const struct vpmu_model *model;
 	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
 	uint64_t ctr[VPMU_MAX_CTRS];
@@ -23,7 +27,6 @@ struct sim_cpu {
 struct vpmu_sim {
 	unsigned nr_cpus;
 	struct vpmu_host *host;
-	uint64_t ctrl_writes, ctr_writes;
 	struct sim_cpu *cpu;
 };
 
@@ -32,7 +35,8 @@ static struct sim_cpu *sim_cpu(struct vpmu_sim *s, unsigned cpu, const struct vp
 {
 	struct sim_cpu *c = &s->cpu[cpu];
 	if (c->model != m) {
-		memset(c, 0, sizeof(*c));
+		memset(c->ctrl, 0, sizeof(c->ctrl));
+		memset(c->ctr, 0, sizeof(c->ctr));
 		c->model = m;
 	}
 	return c;
@@ -45,8 +49,9 @@ static void sim_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m, 
 	/* slot < the model's nr_ctrl_slots <= VPMU_MAX_CTRL_SLOTS (the core's). */
 	if (cpu >= s->nr_cpus)
 		return;
-	sim_cpu(s, cpu, m)->ctrl[slot] = value;
-	s->ctrl_writes++;
+	struct sim_cpu *c = sim_cpu(s, cpu, m);
+	c->ctrl[slot] = value;
+	c->ctrl_writes++;
 }
 
 static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc,
@@ -56,7 +61,7 @@ static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, u
 	if (cpu >= s->nr_cpus || pmc >= VPMU_MAX_CTRS)
 		return;
 	sim_cpu(s, cpu, m)->ctr[pmc] = value & vpmu_width_mask(m->ctr_width);
-	s->ctr_writes++;
+	s->cpu[cpu].ctr_writes++;
 }
 
 static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc)
@@ -176,5 +181,19 @@ uint64_t vpmu_sim_irq_distance(const struct vpmu_sim *s, unsigned cpu, unsigned 
 	return best;
 }
 
-uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *s) { return s->ctrl_writes; }
-uint64_t vpmu_sim_ctr_writes(const struct vpmu_sim *s) { return s->ctr_writes; }
+/* Totals over the host CPUs: read them while no vCPU thread is switched in. */
+uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *s)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < s->nr_cpus; i++)
+		n += s->cpu[i].ctrl_writes;
+	return n;
+}
+
+uint64_t vpmu_sim_ctr_writes(const struct vpmu_sim *s)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < s->nr_cpus; i++)
+		n += s->cpu[i].ctr_writes;
+	return n;
+}
