@@ -3,7 +3,11 @@
  * Micro-benchmarks of the hot paths a VMM runs on every trapped access and every
  * vCPU switch (bench/README.md, docs/performance.md), with the sim backend:
  *   write        guest WRMSR to event select 0 alternating between two valid values
- *                that each change the control (vCPU switched in)
+ *                that each change the control (vCPU switched in): an event change,
+ *                the models' retarget path (vpmu_txn_retarget)
+ *   write-enable the same, alternating between enabled and disabled (EN cleared):
+ *                the counter leaves and rejoins the control, the full derive and
+ *                perfctr suspend/resume path (no target; Linux's disable_all/enable_all)
  *   read         guest RDMSR of counter 0 while it counts (vCPU switched in)
  *   switch-hit   switch-out + switch-in of one vCPU on the same host CPU, a-mode
  *                control: the per-CPU cache hits
@@ -90,6 +94,14 @@ __attribute__((noinline)) static void op_write(struct bench *b, uint64_t i)
 		       (i & 1) ? b->bm->sel_a : b->bm->sel_b, &f);
 }
 
+__attribute__((noinline)) static void op_write_enable(struct bench *b, uint64_t i)
+{
+	enum vpmu_fault f;
+	/* EN is bit 22 of both P6's EVNTSEL0 and K7's PERFEVTSEL0. */
+	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, b->bm->evntsel0,
+		       (i & 1) ? b->bm->sel_a : b->bm->sel_a & ~(1ull << 22), &f);
+}
+
 __attribute__((noinline)) static void op_read(struct bench *b, uint64_t i)
 {
 	enum vpmu_fault f;
@@ -122,6 +134,7 @@ struct op {
 static const struct op ops[] = {
 	{ "baseline", op_baseline },
 	{ "write", op_write },
+	{ "write-enable", op_write_enable },
 	{ "read", op_read },
 	{ "switch-hit", op_switch_hit },
 	{ "switch-miss", op_switch_miss },
