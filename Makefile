@@ -48,24 +48,21 @@ $(B)/lib/libvpmu.so: $(LIB_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libvpmu.so.$(SOMAJOR) $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/lib/libvpmu.pc: Makefile
-	@mkdir -p $(dir $@)
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
-		'Name: libvpmu' 'Description: a virtual PMU for KVM-based VMMs' 'Version: $(VERSION)' \
-		'Requires.private: libxxhash' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lvpmu' \
-		'Libs.private: -lpthread' > $@
-
 # make install [PREFIX=/usr/local] [DESTDIR=]: the public headers, both libraries
 # (the shared one as libvpmu.so.$(VERSION) with its soname and development
 # links) and libvpmu.pc for pkg-config.
-install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(B)/lib/libvpmu.pc
+# The .pc is written at install time, so that it names this PREFIX.
+install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so
 	install -d $(DESTDIR)$(INCDIR)/vpmu $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 644 include/vpmu/*.h $(DESTDIR)$(INCDIR)/vpmu/
 	install -m 644 $(B)/lib/libvpmu.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(B)/lib/libvpmu.so $(DESTDIR)$(LIBDIR)/libvpmu.so.$(VERSION)
 	ln -sf libvpmu.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libvpmu.so.$(SOMAJOR)
 	ln -sf libvpmu.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libvpmu.so
-	install -m 644 $(B)/lib/libvpmu.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+		'Name: libvpmu' 'Description: a virtual PMU for KVM-based VMMs' 'Version: $(VERSION)' \
+		'Requires.private: libxxhash' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lvpmu' \
+		'Libs.private: -lpthread' > $(DESTDIR)$(LIBDIR)/pkgconfig/libvpmu.pc
 
 TOOL_LIB_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
 $(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a

@@ -19,16 +19,20 @@ use Test::More;
 my $B = $ENV{VPMU_BUILD} || 'build';
 my $CC = $ENV{CC} || 'cc';
 my $SO = "$B/lib/libvpmu.so";
-my $VERSION = '0.2.0';
+# The soname is the ABI: pinned here.  The file name follows the Makefile's VERSION.
 my $SONAME = 'libvpmu.so.0';
+my ($VERSION) = do { local (@ARGV, $/) = 'Makefile'; <> } =~ /^VERSION\s*:?=\s*(\S+)/m;
 my @HEADERS = sort glob 'include/vpmu/*.h';
 
 # The child make must not inherit a parent make's command-line variables
 # (make check ... DESTDIR=x would otherwise reach it through MAKEFLAGS).
 delete @ENV{qw(MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES)};
 
-if (!-f $SO || !-f "$B/lib/libvpmu.a") {
-	plan skip_all => "$SO or $B/lib/libvpmu.a not built (make B=$B)";
+if (!-f $SO || !-f "$B/lib/libvpmu.a" || !defined $VERSION) {
+	plan tests => 1;
+	fail(defined $VERSION ? "$SO and $B/lib/libvpmu.a are built (make B=$B)"
+			      : 'the Makefile sets VERSION');
+	exit 1;
 }
 
 my $tmp = tempdir('vpmu-abi.XXXXXX', TMPDIR => 1, CLEANUP => 1);

@@ -92,8 +92,8 @@ run "$tmp/max.trace"
 ok $? "a file of 134217727 bytes is read and replayed"
 rm -f "$tmp/max.trace"
 run "$tmp/big.trace"
-[ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "$tmp/big.trace: error: cannot read: File too large" ]
-ok $? "a file of 134217728 bytes: exit 1, FILE: error: cannot read: File too large"
+[ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "$tmp/big.trace: error: cannot read: larger than 134217727 bytes, the limit of a trace file" ]
+ok $? "a file of 134217728 bytes: exit 1, FILE: error: cannot read: larger than 134217727 bytes"
 grep -q "^not ok 1 - $tmp/big.trace (0 checks, cannot read)$" "$tmp/out"; ok $? "too large a file: a not ok TAP line"
 rm -f "$tmp/big.trace"
 

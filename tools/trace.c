@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Replays a trace (design/trace-format.md, version 1) against libvpmu with the
+ * Replays a trace (docs/trace.md, version 1) against libvpmu with the
  * sim backend.  Every malformed line is reported as NAME:LINE and fails the file;
  * nothing is guessed.
  */
@@ -92,7 +92,7 @@ static int check(struct ctx *c, int ok, const char *what, const char *fmt, ...)
 	return 0;
 }
 
-/* Numbers are C literals (trace-format "Lexical rules"): decimal, 0x hex, or
+/* Numbers are C literals (docs/trace.md, "Lexical rules"): decimal, 0x hex, or
  * negative decimal, 64-bit, a negative value being its two's complement.  Any
  * other spelling is refused rather than read some way: a leading 0 (C octal),
  * a sign on hex, suffixes, and values that do not fit in 64 bits. */
@@ -337,7 +337,7 @@ static int do_wr(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
 		return -1;
 	int want_gp = n == 4;
 	enum vpmu_fault f;
-	/* A refused write must change nothing (trace-format "Semantics"): compare
+	/* A refused write must change nothing (docs/trace.md, "Semantics"): compare
 	 * every register before and after it. */
 	unsigned nregs = 0, nafter = 0;
 	struct reg_value *before = want_gp ? read_all_regs(c->vcpu, c->cur->vm, &nregs) : NULL;

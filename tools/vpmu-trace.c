@@ -7,6 +7,9 @@
 
 #include "trace.h"
 
+/* A trace is read whole; larger files are refused (docs/trace.md "Limits"). */
+#define MAX_TRACE_BYTES ((128u << 20) - 1)
+
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -19,15 +22,22 @@ static char *slurp(const char *path, size_t *len)
 		n += got;
 		if (n < cap)
 			break;
-		char *nb = cap > (64u << 20) ? NULL : realloc(buf, cap * 2);
-		if (!nb) {
+		if (n > MAX_TRACE_BYTES) {
 			free(buf);
 			buf = NULL;
 			errno = EFBIG;
 			break;
 		}
+		size_t ncap = cap * 2 > MAX_TRACE_BYTES + 1 ? MAX_TRACE_BYTES + 1 : cap * 2;
+		char *nb = realloc(buf, ncap);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			errno = ENOMEM;
+			break;
+		}
 		buf = nb;
-		cap *= 2;
+		cap = ncap;
 	}
 	if (buf && ferror(f)) {
 		free(buf);
@@ -80,7 +90,12 @@ int main(int argc, char **argv)
 		struct trace_result res = { 0, 0, 0 };
 		if (!text) {
 			fflush(stdout);
-			fprintf(stderr, "%s: error: cannot read: %s\n", argv[i], strerror(read_errno));
+			if (read_errno == EFBIG)
+				fprintf(stderr, "%s: error: cannot read: larger than %u bytes, the limit "
+					"of a trace file\n", argv[i], MAX_TRACE_BYTES);
+			else
+				fprintf(stderr, "%s: error: cannot read: %s\n", argv[i],
+					strerror(read_errno));
 			res.error = 1;
 		} else {
 			fflush(stdout);

@@ -26,7 +26,7 @@
  *   "model=p6 vcpus=2 strict=0 backend=perf"
  * model= is the CPU model vpmu-run emulates (a guest detects the CPU itself, with
  * CPUID, and may compare), strict= 1 when the VM refuses perfctr-rule breaking
- * writes with #GP (ARCHITECTURE.md decision 2), vcpus= the number of vCPUs,
+ * writes with #GP (docs/principles.md §2), vcpus= the number of vCPUs,
  * backend= the host backend (perf or sim).  Unknown words are to be ignored.
  */
 #ifndef VPMU_GUEST_ABI_H

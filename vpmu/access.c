@@ -58,10 +58,12 @@ uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc)
 
 /* The derived control with i-mode start values: a counter that stays in i-mode
  * keeps its ireset; one that becomes i-mode starts from the value it holds now
- * (or is loaded with in this transaction). */
+ * (or is loaded with in this transaction), and perfctr's check_ireset applies
+ * to that start (VPMU_RULE_CHECK_IRESET; its violation is added to *viol). */
 static inline __attribute__((always_inline)) void derive_control(struct vpmu_vcpu *v,
 								   const struct vpmu_txn *t,
-								   struct vpmu_ctl *ctl)
+								   struct vpmu_ctl *ctl,
+								   uint32_t *viol)
 {
 	/* Models set whole entries (vpmu_ctl_set): only the counts and the globals
 	 * they use need zeroing. */
@@ -69,22 +71,30 @@ static inline __attribute__((always_inline)) void derive_control(struct vpmu_vcp
 	for (unsigned k = 0; k < v->model->nr_globals; k++)
 		ctl->global[k] = 0;
 	v->mops->derive(v->model, &v->ctx, v->rf, ctl);
-	if (__builtin_expect(ctl->nrictrs && !(v->model->caps & VPMU_CAP_PCINT), 0)) {
+	if (!ctl->nrictrs)
+		return;
+	if (__builtin_expect(!(v->model->caps & VPMU_CAP_PCINT), 0)) {
 		/* perfctr: no i-mode counters without PCINT (update_control's -EPERM):
 		 * a CPU without an overflow interrupt cannot interrupt, so what a
 		 * model derives as i-mode counts as a-mode. */
 		ctl->nractrs += ctl->nrictrs;
 		ctl->nrictrs = 0;
+		return;
 	}
+	bool msb = v->model->caps & VPMU_CAP_OVF_ON_MSB;
 	for (unsigned i = ctl->nractrs; i < vpmu_ctl_n(ctl); i++) {
 		unsigned pmc = ctl->ctr[i].pmc;
 		int old = v->vidx[pmc];
-		if (t && (t->ctr_mask & (1u << pmc)))
-			ctl->ctr[i].ireset = t->ctr_val[pmc];
-		else if (old >= (int)v->ctl.nractrs)
+		if (!(t && (t->ctr_mask & (1u << pmc))) && old >= (int)v->ctl.nractrs) {
 			ctl->ctr[i].ireset = v->ctl.ctr[old].ireset;
-		else
-			ctl->ctr[i].ireset = vpmu_ctr_value(v, pmc);
+			continue;
+		}
+		uint64_t start = t && (t->ctr_mask & (1u << pmc)) ? t->ctr_val[pmc]
+								  : vpmu_ctr_value(v, pmc);
+		ctl->ctr[i].ireset = start;
+		/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
+		if (viol && v->vm->ireset_rule >= 0 && ((int32_t)(uint32_t)start >= 0) != msb)
+			*viol |= 1u << v->vm->ireset_rule;
 	}
 }
 
@@ -152,7 +162,7 @@ void vpmu_vcpu_refresh(struct vpmu_vcpu *v)
 {
 	struct vpmu_ctl ctl;
 	vpmu_clear_stale(v);
-	derive_control(v, NULL, &ctl);
+	derive_control(v, NULL, &ctl, NULL);
 	install_control(v, &ctl);
 }
 
@@ -200,8 +210,18 @@ static void load_counters(struct vpmu_vcpu *v, const struct vpmu_txn *t)
 {
 	for (uint32_t mask = t->ctr_mask; mask; mask &= mask - 1) {
 		unsigned pmc = (unsigned)__builtin_ctz(mask);
-		if (pmc < v->model->nr_ctrs)
-			vpmu_ctr_set(v, pmc, t->ctr_val[pmc] & v->width_mask);
+		if (pmc >= v->model->nr_ctrs)
+			continue;
+		uint64_t val = t->ctr_val[pmc] & v->width_mask;
+		vpmu_ctr_set(v, pmc, val);
+		/* A restore of an interrupting counter is where it starts from: the
+		 * i-mode start (perfctr's ireset) is not a register, and restoring the
+		 * counters and controls in any order must give the same control. */
+		int i = v->vidx[pmc];
+		if (t->host && i >= (int)v->ctl.nractrs && v->ctl.ctr[i].ireset != val) {
+			v->ctl.ctr[i].ireset = val;
+			v->id_valid = false;
+		}
 	}
 }
 
@@ -210,7 +230,7 @@ static void load_counters(struct vpmu_vcpu *v, const struct vpmu_txn *t)
 static void check_retarget(struct vpmu_vcpu *v, const struct vpmu_ctl *patched)
 {
 	struct vpmu_ctl full;
-	derive_control(v, NULL, &full);
+	derive_control(v, NULL, &full, NULL);
 	for (unsigned i = full.nractrs; i < vpmu_ctl_n(&full); i++)
 		full.ctr[i].ireset = patched->ctr[i].ireset;   /* the core's, not the model's */
 	if (!ctl_equal(v->model, &full, patched)) {
@@ -298,7 +318,7 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 	if (t->retarget != VPMU_TXN_NO_RETARGET && t->n == 1 && !t->ctr_mask)
 		return txn_retarget(v, t, viol, strict, host);
 	struct vpmu_ctl ctl;
-	derive_control(v, t, &ctl);
+	derive_control(v, t, &ctl, host ? NULL : &viol);
 	if (!host && vpmu_ctl_n(&ctl) && v->mops->check_control)
 		viol |= v->mops->check_control(m, &v->ctx, v->rf, &ctl);
 	if (viol && strict) {
@@ -465,15 +485,18 @@ int vpmu_reg_get(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, u
 	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
 	if (!r)
 		return -ENOENT;
+	uint64_t raw, seen;
 	ACCESS_BEGIN(v);
-	read_reg(v, r, val, true);
+	read_reg(v, r, &raw, true);
 	/* A register the presented CPU lacks (the read hook says so) is not saved:
 	 * what a restore could not load either. */
-	uint64_t seen;
 	bool absent = (r->flags & VPMU_REGF_READ_HOOK) &&
-		      v->mops->read(v->model, &v->ctx, v->rf, r, *val, &seen) == VPMU_FAULT_NO_REG;
+		      v->mops->read(v->model, &v->ctx, v->rf, r, raw, &seen) == VPMU_FAULT_NO_REG;
 	ACCESS_END(v);
-	return absent ? -ENOENT : 0;
+	if (absent)
+		return -ENOENT;
+	*val = raw;
+	return 0;
 }
 
 int vpmu_reg_set(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t val)

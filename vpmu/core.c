@@ -138,7 +138,9 @@ static bool model_overflow(struct vpmu_vcpu *v, uint64_t mask)
 	if (v->core)
 		pthread_mutex_lock(&v->core->lock);
 	/* The hooks of counters overflowing together share one transaction: each
-	 * sees what the previous one set (two OVF bits of one status register). */
+	 * sees what the previous one set (two OVF bits of one status register).
+	 * Only registers change: counter loads staged here are not applied
+	 * (docs/design.md "Overflow, PMIs and status"). */
 	struct vpmu_txn t;
 	memset(&t, 0, sizeof(t));
 	t.regs = t.rf = v->rf;
@@ -257,6 +259,10 @@ int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 	vm->opts.strict = (cfg->flags & VPMU_VM_STRICT) != 0;
 	vm->uid = __atomic_fetch_add(&next_vm_uid, 1, __ATOMIC_RELAXED);
 	/* At most half full (checked above): every probe sequence ends at an empty slot. */
+	vm->ireset_rule = -1;
+	for (unsigned i = 0; i < m->nr_rules && i < VPMU_MAX_RULES; i++)
+		if (m->rules[i].core_check == VPMU_RULE_CHECK_IRESET)
+			vm->ireset_rule = (int)i;
 	for (unsigned i = 0; i < m->nr_regs; i++) {
 		index_add(&vm->rix, m->regs[i].addr, i);
 		if (!(m->regs[i].flags & VPMU_REGF_READ_HOOK))

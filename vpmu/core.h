@@ -63,6 +63,7 @@ struct vpmu_vm {
 	uint64_t uid;                        /* unique per VM; seeds the content id */
 	struct vpmu_reg_index rix;
 	struct vpmu_reg_index rix_plain;     /* the registers without a read hook */
+	int ireset_rule;                     /* the model's VPMU_RULE_CHECK_IRESET rule, or -1 */
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
 };

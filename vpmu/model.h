@@ -198,7 +198,14 @@ struct vpmu_event_desc {
 struct vpmu_rule {
 	const char *name;    /* short, stable: used in accounting output and traces */
 	const char *text;    /* what perfctr requires, and where it says so */
+	uint8_t core_check;  /* 0: the model checks it; else VPMU_RULE_CHECK_* */
 };
+/* perfctr's check_ireset, which the core checks for the model: a counter that
+ * becomes i-mode must start negative (x86), or non-negative (PowerPC:
+ * VPMU_CAP_OVF_ON_MSB).  Only when it becomes i-mode: its start is no register,
+ * so a restore cannot carry it, and re-checking it at later writes would count
+ * one start again and again. */
+#define VPMU_RULE_CHECK_IRESET 1
 
 /* The CPU a model presents (docs/design.md "Identity"): CPUID leaves 0, 1,
  * 0x80000000 and 0x80000001 are built from it. */
@@ -255,9 +262,10 @@ struct vpmu_model_ops {
 	/* The event key of a derived control's counter from its entry alone (NULL:
 	 * the evntsel itself).  */
 	uint64_t (*ctl_key)(const struct vpmu_model *m, const struct vpmu_ctl_ctr *e);
-	/* A counter of the control overflowed: stage the architectural status (an
+	/* A counter of the control overflowed: set the architectural status (an
 	 * OVF bit, a global status register, an interrupt enable the hardware
-	 * clears) and say whether a PMI is due.  NULL: no status, a PMI is due. */
+	 * clears) and say whether a PMI is due.  NULL: no status, a PMI is due.
+	 * Registers only: counter loads (vpmu_txn_set_ctr) are ignored here. */
 	bool (*overflow)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 			 struct vpmu_txn *t, unsigned pmc);
 	/* PMUs reached by calls (the RISC-V SBI PMU extension): function `fid` with
@@ -273,7 +281,7 @@ struct vpmu_model_ops {
  * listed in models/models.c.
  */
 struct vpmu_model {
-	const char *name;           /* trace-format model name */
+	const char *name;           /* the model's name in traces (docs/trace.md) */
 	const char *description;
 	struct vpmu_identity id;
 	enum vpmu_regspace regspace; /* the ISA's register space (MSR: x86, SPR: PPC) */

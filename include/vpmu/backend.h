@@ -52,7 +52,7 @@ int vpmu_model_decode_ctr(const struct vpmu_model *model, const uint64_t *ctrl,
 unsigned vpmu_model_ctr_width(const struct vpmu_model *model);
 unsigned vpmu_model_nr_ctrs(const struct vpmu_model *model);
 
-/* ---- sim: the deterministic reference backend (trace-format.md) ---- */
+/* ---- sim: the deterministic reference backend (docs/trace.md "Semantics") ---- */
 struct vpmu_sim;
 int vpmu_sim_create(unsigned nr_cpus, struct vpmu_sim **out);
 void vpmu_sim_destroy(struct vpmu_sim *sim);

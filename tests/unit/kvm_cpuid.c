@@ -6,6 +6,7 @@
  * 3:0, model 7:4, family 11:8, extended model 19:16, extended family 27:20 used
  * only for family 0Fh), for the identities the model pages give.
  */
+#include <errno.h>
 #include <linux/kvm.h>
 #include <string.h>
 
@@ -57,6 +58,14 @@ struct want {
 	int has_mmx;
 	int ext_leaves;
 };
+
+static struct vpmu_vm *p3_vm;
+static struct vpmu_vm *p3_of(void)
+{
+	if (!p3_vm)
+		p3_vm = vm_of("p6", -1);
+	return p3_vm;
+}
 
 int main(void)
 {
@@ -126,7 +135,21 @@ int main(void)
 	n = vpmu_kvm_cpuid_entries(k7, 0, e, 8);
 	x1 = leaf(e, n, 0x80000001);
 	ok(x1 && !(x1->edx & EXT_LM), "k7 (32-bit only) does not");
-	ok(vpmu_kvm_cpuid_entries(k7, 0, e, 3) < 0, "a table with too few entries is refused");
+	memset(e, 0x5a, sizeof(e));
+	n = vpmu_kvm_cpuid_entries(k7, 0, e, 3);
+	ok(n == -ENOSPC && e[0].function == 0x5a5a5a5a,
+	   "a table with too few entries (3 for k7's 4 leaves): -ENOSPC, nothing written (got %d)", n);
+	n = vpmu_kvm_cpuid_entries(p3_of(), 0, e, 2);
+	ok(n == 2, "p6 has no extended leaves: 2 entries fit a table of 2 (got %d)", n);
+	ok(vpmu_kvm_cpuid_entries(NULL, 0, e, 8) == -EINVAL, "NULL VM: -EINVAL, no crash");
+	ok(vpmu_kvm_cpuid_entries(k7, 0, NULL, 8) == -EINVAL, "NULL table: -EINVAL, no crash");
+	char err[VPMU_KVM_ERRLEN] = "";
+	ok(vpmu_kvm_vcpu_run(NULL, 0, err) == -EINVAL && err[0] != '\0',
+	   "vpmu_kvm_vcpu_run(NULL): -EINVAL with a message, no crash");
+	ok(vpmu_kvm_vcpu_run(NULL, 0, NULL) == -EINVAL, "... and without a message buffer");
+	ok(vpmu_kvm_vcpu_stats(NULL) == NULL, "vpmu_kvm_vcpu_stats(NULL): NULL");
+	vpmu_kvm_vcpu_destroy(NULL);
+	ok(1, "vpmu_kvm_vcpu_destroy(NULL) is a no-op");
 	/* LVTPC auto-mask on PMI delivery: Pentium M and P4 only (SDM vol. 3, LVT). */
 	struct vpmu_vm *p3 = vm_of("p6", -1), *pm = vm_of("p6", 13), *banias = vm_of("p6", 9);
 	ok(!vpmu_vm_lvtpc_automask(p3), "a Pentium III (p6 model 8) does not auto-mask the LVTPC");
@@ -141,6 +164,7 @@ int main(void)
 	vpmu_vm_destroy(banias);
 	vpmu_vm_destroy(k8);
 	vpmu_vm_destroy(k7);
+	vpmu_vm_destroy(p3_vm);
 	vpmu_host_destroy(host);
 	vpmu_sim_destroy(sim);
 	return tap_done();

@@ -103,9 +103,9 @@ static const struct vpmu_reg ct_regs[] = {
 static const uint64_t ct_misc_reset[] = { [M_GCTL] = GCTL_PMI_EN, [M_WHOAMI] = 0 };
 
 static const struct vpmu_rule ct_rules[R_NR] = {
-	[R_BIT19] = { "sel-bit19", "SEL bit 19 is reserved (test model)" },
-	[R_SAME_EVENT] = { "same-event", "two counting counters must not select one event" },
-	[R_IMODE_NO_PMI] = { "imode-without-pmi", "an i-mode counter needs GCTL.PMI_EN" },
+	[R_BIT19] = { "sel-bit19", "SEL bit 19 is reserved (test model)", 0 },
+	[R_SAME_EVENT] = { "same-event", "two counting counters must not select one event", 0 },
+	[R_IMODE_NO_PMI] = { "imode-without-pmi", "an i-mode counter needs GCTL.PMI_EN", 0 },
 };
 
 static const struct vpmu_event_desc ct_events[] = {

@@ -96,9 +96,7 @@ uint32_t k7_check_control(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 		 * -EINVAL. */
 		if (!(ctl->ctr[i].evntsel & K7_CPL))
 			viol |= 1u << K7_RULE_NO_CPL;
-		/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
-		if (i >= ctl->nractrs && (int32_t)(uint32_t)ctl->ctr[i].ireset >= 0)
-			viol |= 1u << K7_RULE_IRESET;
+		/* K7_RULE_IRESET is the core's (VPMU_RULE_CHECK_IRESET). */
 	}
 	return viol;
 }

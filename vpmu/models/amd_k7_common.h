@@ -27,12 +27,13 @@ enum {
 #define K7_COMMON_RULES \
 	[K7_RULE_RESERVED] = { "evntsel-reserved", \
 		"EVNTSEL bits 0x00280000 (21 and 19, PC) are reserved (perfctr " \
-		"low-level-x86.txt, AMD K7/K8: as Intel P6)" }, \
+		"low-level-x86.txt, AMD K7/K8: as Intel P6)", 0 }, \
 	[K7_RULE_NO_CPL] = { "cpl-none", \
 		"an enabled counter's evntsel must set USR or OS, 0x30000 (perfctr x86.c " \
-		"p6_like_check_control)" }, \
+		"p6_like_check_control)", 0 }, \
 	[K7_RULE_IRESET] = { "ireset-nonnegative", \
-		"an i-mode counter must start negative, ireset < 0 (perfctr x86.c check_ireset)" }
+		"an i-mode counter must start negative, ireset < 0 (perfctr x86.c check_ireset)", \
+		VPMU_RULE_CHECK_IRESET }
 
 /* Event encodings K7 and K8 share, none taking a unit mask (AMD Athlon x86 Code
  * Optimization Guide 22007 "Performance-monitoring counter events", K8 BKDG 26094;

@@ -36,7 +36,7 @@ enum {
 static const struct vpmu_rule c3_rules[C3_NR_RULES] = {
 	[C3_RULE_RESERVED] = { "evntsel-reserved",
 		"EVNTSEL1 bits 0xFFFFFE00 are reserved: only the 9-bit event field exists "
-		"(perfctr low-level-x86.txt, VIA C3; x86.c vc3_check_control: -EPERM)" },
+		"(perfctr low-level-x86.txt, VIA C3; x86.c vc3_check_control: -EPERM)", 0 },
 };
 
 static const struct vpmu_reg c3_regs[] = {

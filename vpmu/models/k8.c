@@ -17,7 +17,7 @@ static const struct vpmu_rule k8_rules[K8_NR_RULES] = {
 	K7_COMMON_RULES,
 	[K8_RULE_NB_EVENT] = { "nb-event-reve",
 		"no northbridge event (event bits 5-7 == 7, 0xE0-0xFF) per thread on a multicore "
-		"revision E K8, models 0x20-0x3F (perfctr 2.6.42 x86.c, -EPERM)" },
+		"revision E K8, models 0x20-0x3F (perfctr 2.6.42 x86.c, -EPERM)", 0 },
 };
 
 /* perfctr 2.6.42 amd_multicore_init: family 15 models 0x20-0x3F are revision E,

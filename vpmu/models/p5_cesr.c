@@ -166,19 +166,19 @@ const struct p5_cesr_variant p5_cesr_winchip = {
 const struct vpmu_rule p5_cesr_intel_rules[P5_CESR_NR_RULES] = {
 	[P5_CESR_RULE_RESERVED] = { "cesr-reserved",
 		"CESR bits 0xFE00 of each 16-bit half (PC and the reserved bits) must be clear "
-		"(perfctr low-level-x86.txt, Intel P5; x86.c p5_check_control: -EPERM)" },
+		"(perfctr low-level-x86.txt, Intel P5; x86.c p5_check_control: -EPERM)", 0 },
 };
 
 const struct vpmu_rule p5_cesr_cyrix_rules[P5_CESR_NR_RULES] = {
 	[P5_CESR_RULE_RESERVED] = { "cesr-reserved",
 		"CESR bits 0xFA00 of each 16-bit half (PC and bits 11-15) must be clear "
-		"(perfctr low-level-x86.txt, Intel P5: Cyrix clones; x86.c: -EPERM)" },
+		"(perfctr low-level-x86.txt, Intel P5: Cyrix clones; x86.c: -EPERM)", 0 },
 };
 
 const struct vpmu_rule p5_cesr_winchip_rules[P5_CESR_NR_RULES] = {
 	[P5_CESR_RULE_RESERVED] = { "cesr-reserved",
 		"CESR bits 0xFF00 of each 16-bit half must be clear "
-		"(perfctr low-level-x86.txt, Intel P5: Centaur clones; x86.c: -EPERM)" },
+		"(perfctr low-level-x86.txt, Intel P5: Centaur clones; x86.c: -EPERM)", 0 },
 };
 
 /* Cyrix: the P5 codes 0x00-0x29 (perfctr event_set_p5.c includes the P5 set for

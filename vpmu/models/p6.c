@@ -47,15 +47,16 @@ enum {
 static const struct vpmu_rule p6_rules[P6_NR_RULES] = {
 	[P6_RULE_RESERVED] = { "evntsel-reserved",
 		"EVNTSEL bits 0x00280000 (21 and 19, PC) are reserved (perfctr low-level-x86.txt, "
-		"Intel P6)" },
+		"Intel P6)", 0 },
 	[P6_RULE_EN_IN_EVNTSEL1] = { "evntsel1-enable",
 		"the global enable bit 22 is reserved in EVNTSEL1 (perfctr low-level-x86.txt, "
-		"Intel P6)" },
+		"Intel P6)", 0 },
 	[P6_RULE_NO_CPL] = { "cpl-none",
 		"an enabled counter's evntsel must set USR or OS, 0x30000 (perfctr x86.c "
-		"p6_like_check_control)" },
+		"p6_like_check_control)", 0 },
 	[P6_RULE_IRESET] = { "ireset-nonnegative",
-		"an i-mode counter must start negative, ireset < 0 (perfctr x86.c check_ireset)" },
+		"an i-mode counter must start negative, ireset < 0 (perfctr x86.c check_ireset)",
+		VPMU_RULE_CHECK_IRESET },
 };
 
 enum { P6_MISC_ENABLE };
@@ -187,12 +188,10 @@ static uint32_t p6_check_control(const struct vpmu_model *m, const struct vpmu_c
 {
 	(void)m, (void)cx, (void)r;
 	uint32_t viol = 0;
-	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++) {
+	/* P6_RULE_IRESET is the core's (VPMU_RULE_CHECK_IRESET). */
+	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++)
 		if (!(ctl->ctr[i].evntsel & P6_CPL))
 			viol |= 1u << P6_RULE_NO_CPL;
-		if (i >= ctl->nractrs && (int32_t)(uint32_t)ctl->ctr[i].ireset >= 0)
-			viol |= 1u << P6_RULE_IRESET;
-	}
 	return viol;
 }
 
