@@ -324,6 +324,8 @@ static const struct vpmu_model_ops ct_ops = {
 
 static const struct vpmu_model ct_model = CT_MODEL_INIT(VPMU_CAP_PCINT | VPMU_CAP_HT);
 static const struct vpmu_model ct_model_no_ht = CT_MODEL_INIT(VPMU_CAP_PCINT);
+/* The same PMU on a CPU without an overflow interrupt (no PCINT). */
+static const struct vpmu_model ct_model_no_pcint = CT_MODEL_INIT(0);
 
 /*
  * "contract-many": as many counters as a P4 (18), for overflows of many counters
@@ -736,6 +738,34 @@ static void test_overflow(void)
 
 /* All 18 counters of a P4-sized PMU overflow in one tick: every hook's status
  * (36 register changes) must land. */
+/* perfctr: no i-mode counters without PCINT.  A model whose CPU has no overflow
+ * interrupt counts what it derives as i-mode in a-mode: no PMI, no status. */
+static void test_no_pcint(void)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *vm = NULL;
+	cfg.model = "contract-test";
+	if (vpmu_vm_create_model(g_host, &ct_model_no_pcint, &cfg, &vm)) {
+		ok(0, "create a VM on the model without PCINT");
+		return;
+	}
+	struct vpmu_vcpu *v = vcpu(vm, 0);
+	vpmu_vcpu_switch_in(v, 0);
+	wr(v, CTR0, 0xFF9C);
+	is_fault(wr(v, SEL0, SEL_COUNT | SEL_INT | EV_CLK), VPMU_FAULT_NONE,
+		 "no PCINT: SEL0 with INT is accepted (the hardware's business)");
+	struct perfctr_cpu_state ps = pstate(v);
+	ok(ps.control.nractrs == 1 && ps.control.nrictrs == 0,
+	   "no PCINT: the counter is a-mode (expected 1+0 counters, got %u+%u)",
+	   ps.control.nractrs, ps.control.nrictrs);
+	tick(0, VPMU_EV_CYCLES, 100);
+	ok(!vpmu_vcpu_pmi_pending(v, NULL), "no PCINT: the counter wraps without a PMI");
+	is_u64(rd(v, STATUS), 0, "no PCINT: no overflow status either (no overflow hook call)");
+	is_u64(rd(v, CTR0), 0, "no PCINT: the counter counted and wrapped to 0");
+	vpmu_vcpu_switch_out(v);
+	vpmu_vm_destroy(vm);
+}
+
 static void test_overflow_many(void)
 {
 	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
@@ -1223,6 +1253,7 @@ int main(int argc, char **argv)
 		test_reads();
 		test_write_hooks();
 		test_overflow();
+		test_no_pcint();
 		test_overflow_many();
 		test_host_access();
 		test_calls();
