@@ -21,7 +21,7 @@ LDLIBS   := -lxxhash
 
 LIB_SRC  := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c))
 TOOL_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
-HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h tools/*.h)
+HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h tools/*.h fuzz/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 

@@ -28,47 +28,15 @@
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
 
+#define FUZZ_NAME "fuzz_call"
+#include "fuzz_input.h"
+
 #define NR_HOST_CPUS 2
 #define MAX_VMS 2
 #define MAX_VCPUS 2
 #define MAX_OPS 64
 #define MAX_SNAP 512      /* registers of all vCPUs of all VMs (P4: 2 x 2 x ~90) */
 #define MAX_TICK 0xffffu   /* events per tick: far from the 2^32 sampling contract */
-
-/* The checks' own comparisons are no coverage worth guiding the mutations by:
- * uninstrumented (and not inlined into instrumented code), they cost little. */
-#define NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_call: invariant failed at %s:%d: %s: ", \
-			__FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
-
-struct input {
-	const uint8_t *p;
-	size_t n;
-};
-
-NO_COVERAGE static uint8_t take8(struct input *in)
-{
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
-}
-
-NO_COVERAGE static uint64_t take_bytes(struct input *in, unsigned k)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < k; i++)
-		v |= (uint64_t)take8(in) << (8 * i);
-	return v;
-}
 
 struct fvm {
 	struct vpmu_vm *vm;

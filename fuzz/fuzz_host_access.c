@@ -46,6 +46,9 @@
 #include "vpmu/perfctr.h"
 #include "vpmu/vpmu.h"
 
+#define FUZZ_NAME "fuzz_host_access"
+#include "fuzz_input.h"
+
 #define NR_HOST_CPUS 2
 #define MAX_GUEST_OPS 16
 #define MAX_CORRUPT 8
@@ -53,41 +56,6 @@
 #define MAX_TICK 0xffffu   /* events per tick: far from the 2^32 sampling contract */
 #define MAX_REGS 128       /* registers of a model (P4: about 90) */
 #define MAX_MODELS 64
-
-/* The checks' own comparisons are no coverage worth guiding the mutations by:
- * uninstrumented (and not inlined into instrumented code), they cost little. */
-#define NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_host_access: invariant failed at %s:%d: %s: ", \
-			__FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
-
-struct input {
-	const uint8_t *p;
-	size_t n;
-};
-
-NO_COVERAGE static uint8_t take8(struct input *in)
-{
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
-}
-
-NO_COVERAGE static uint64_t take_bytes(struct input *in, unsigned k)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < k; i++)
-		v |= (uint64_t)take8(in) << (8 * i);
-	return v;
-}
 
 /* What a model's tables say, looked up (by name) once per model and process:
  * which registers are counters, and its event encodings. */

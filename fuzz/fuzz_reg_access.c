@@ -26,6 +26,9 @@
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
 
+#define FUZZ_NAME "fuzz_reg_access"
+#include "fuzz_input.h"
+
 #define NR_HOST_CPUS 3
 #define MAX_VMS 2
 #define MAX_VCPUS 3
@@ -35,27 +38,6 @@
  * 2^32 events, as perfctr's timer does.  Ticks on a host CPU are capped to this many events between two
  * switch-ins so that the totals invariant tests the library, not the contract. */
 #define TICK_BUDGET 0x7fffffffull
-
-struct input {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t take8(struct input *in)
-{
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
-}
-
-static uint64_t take_bytes(struct input *in, unsigned k)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < k; i++)
-		v |= (uint64_t)take8(in) << (8 * i);
-	return v;
-}
 
 struct reg {
 	enum vpmu_regspace space;
@@ -80,16 +62,6 @@ struct world {
 	struct vpmu_vcpu *on_cpu[NR_HOST_CPUS]; /* our own view of who runs where */
 	uint64_t ticked[NR_HOST_CPUS];         /* events since the last switch-in */
 };
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_reg_access: invariant failed at %s:%d: %s: ", \
-			__FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
 
 /* ---------------------------------------------------------------- snapshots */
 
