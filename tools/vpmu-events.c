@@ -31,6 +31,9 @@ static int show_model(const char *name)
 	       mi.cpumodel, mi.stepping);
 	printf("  counters: %u x %u bits, overflow interrupts: %s\n", mi.nr_ctrs, mi.ctr_width,
 	       mi.overflow_interrupts ? "yes" : "no");
+	printf("  LVTPC masked on PMI delivery: %s; hyper-threading: %s; PMU calls: %s\n",
+	       mi.lvtpc_automask ? "yes" : "no (default identity)",
+	       mi.hyper_threading ? "yes" : "no", mi.calls ? "yes" : "no");
 	printf("  registers (%s):\n", space);
 	for (unsigned i = 0; i < mi.nr_regs; i++) {
 		uint32_t addr;
