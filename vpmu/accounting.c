@@ -16,7 +16,7 @@ int vpmu_vcpu_totals(const struct vpmu_vcpu *v, struct vpmu_totals *out)
 		unsigned pmc = v->ctl.ctr[i].pmc;
 		uint64_t d = v->pmc[i].sum;
 		if (v->cpu >= 0)
-			d += (uint32_t)(vpmu_host_read32(v, pmc) - v->pmc[i].start);
+			d += vpmu_host_read(v, pmc) - v->pmc[i].start;
 		out->pmc[pmc] += d;
 		int ev = vpmu_counter_event_of(v, i);
 		if (ev >= 0)
@@ -60,7 +60,7 @@ int vpmu_vcpu_perfctr_x86(const struct vpmu_vcpu *v, struct perfctr_cpu_state *o
 		out->control.ireset[i] = i >= c->nractrs ? (int)(uint32_t)c->ctr[i].ireset : 0;
 		out->p4_escr_map[i] = c->ctr[i].aux_slot;
 		out->pmc[i].map = c->ctr[i].pmc;
-		out->pmc[i].start = v->pmc[i].start;
+		out->pmc[i].start = (unsigned)v->pmc[i].start; /* perfctr's ABI field: 32 bits */
 		out->pmc[i].sum = v->pmc[i].sum;
 	}
 	out->cstatus = perfctr_mk_cstatus(0, c->nractrs, c->nrictrs);
@@ -89,7 +89,7 @@ int vpmu_vcpu_perfctr_ppc32(const struct vpmu_vcpu *v, struct perfctr_ppc32_cpu_
 		out->control.evntsel[i] = (unsigned)c->ctr[i].evntsel;
 		out->control.ireset[i] = i >= c->nractrs ? (int)(uint32_t)c->ctr[i].ireset : 0;
 		out->pmc[i].map = c->ctr[i].pmc;
-		out->pmc[i].start = v->pmc[i].start;
+		out->pmc[i].start = (unsigned)v->pmc[i].start; /* perfctr's ABI field: 32 bits */
 		out->pmc[i].sum = v->pmc[i].sum;
 	}
 	out->cstatus = perfctr_mk_cstatus(0, c->nractrs, c->nrictrs);

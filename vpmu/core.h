@@ -70,7 +70,7 @@ struct vpmu_vm {
 
 /* perfctr_cpu_state, ISA-neutral. */
 struct vpmu_pmc_state {
-	uint32_t start;      /* low 32 bits of the host counter at the last sample */
+	uint64_t start;      /* the host counter at the last sample (64-bit: backend.h) */
 	uint64_t sum;        /* accumulated differences since the counter joined ctl */
 };
 
@@ -212,9 +212,9 @@ static inline uint64_t vpmu_vcpu_id(struct vpmu_vcpu *v)
 }
 
 /* ---- the host side of a switched-in vCPU (v->cpu >= 0) ---- */
-static inline __attribute__((always_inline)) uint32_t vpmu_host_read32(const struct vpmu_vcpu *v, unsigned pmc)
+static inline __attribute__((always_inline)) uint64_t vpmu_host_read(const struct vpmu_vcpu *v, unsigned pmc)
 {
-	return (uint32_t)v->bops->read_ctr(v->bctx, (unsigned)v->cpu, v->model, pmc);
+	return v->bops->read_ctr(v->bctx, (unsigned)v->cpu, v->model, pmc);
 }
 
 static inline __attribute__((always_inline)) void vpmu_host_write_ctrl(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
@@ -282,7 +282,7 @@ static inline uint64_t vpmu_ctr_value(const struct vpmu_vcpu *v, unsigned pmc)
 		return v->base[pmc];
 	uint64_t delta = v->pmc[i].sum;
 	if (v->cpu >= 0)
-		delta += (uint32_t)(vpmu_host_read32(v, pmc) - v->pmc[i].start);
+		delta += vpmu_host_read(v, pmc) - v->pmc[i].start;
 	return (v->base[pmc] + delta) & v->width_mask;
 }
 
@@ -318,8 +318,8 @@ static inline __attribute__((always_inline)) void vpmu_state_retarget_one(struct
 									   bool per_counter)
 {
 	unsigned pmc = v->ctl.ctr[i].pmc;
-	uint32_t now = vpmu_host_read32(v, pmc);
-	v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
+	uint64_t now = vpmu_host_read(v, pmc);
+	v->pmc[i].sum += now - v->pmc[i].start;
 	vpmu_fold(v, i);
 	v->pmc[i].start = now;
 	v->ctl.ctr[i].evntsel = sel;
@@ -356,8 +356,8 @@ static inline __attribute__((always_inline)) void vpmu_state_reprogram(struct vp
 		if (e->evntsel == v->ctl.ctr[i].evntsel && e->aux == v->ctl.ctr[i].aux)
 			continue;   /* same event: its difference runs on */
 		unsigned pmc = e->pmc;
-		uint32_t now = vpmu_host_read32(v, pmc);
-		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
+		uint64_t now = vpmu_host_read(v, pmc);
+		v->pmc[i].sum += now - v->pmc[i].start;
 		vpmu_fold(v, i);
 		v->pmc[i].start = now;
 		v->ctl.ctr[i] = *e;

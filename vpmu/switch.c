@@ -7,9 +7,12 @@
  *
  * Counter bookkeeping: a guest counter in the control reads
  *     base[pmc] + pmc[i].sum (+ the live difference while switched in)
- * masked to the model's width.  Differences are taken on the low 32 bits of host
- * reads only, as perfctr's rdpmc reads do, so a-mode counters never need a host
- * counter write.
+ * masked to the model's width.  Differences of host reads are taken at the
+ * backend's width, 64 bits (backend.h): perfctr takes them on the low 32 bits of
+ * rdpmc because its driver samples the counters at every context switch and
+ * timer tick, but a vCPU may stay switched in for as long as it runs, and a
+ * 32-bit difference would lose 2^32 events each time the low half wraps.  A-mode
+ * counters still never need a host counter write.
  * The accounting totals take a counter's sum when it is folded into base (the
  * control changes, or the guest writes the counter): the switch path only adds.
  */
@@ -30,8 +33,8 @@ static __attribute__((noinline)) void isuspend(struct vpmu_vcpu *v)
 	for (unsigned i = v->ctl.nractrs; i < n; i++) {
 		unsigned pmc = v->ctl.ctr[i].pmc;
 		vpmu_host_write_ctrl(v, vpmu_ctr_slot(v->model, pmc), 0);
-		uint32_t now = vpmu_host_read32(v, pmc);
-		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
+		uint64_t now = vpmu_host_read(v, pmc);
+		v->pmc[i].sum += now - v->pmc[i].start;
 		v->pmc[i].start = now;
 	}
 }
@@ -42,7 +45,7 @@ static inline __attribute__((always_inline)) void state_suspend(struct vpmu_vcpu
 	if (v->ctl.nrictrs)
 		isuspend(v);
 	for (unsigned i = 0; i < v->ctl.nractrs; i++)
-		v->pmc[i].sum += (uint32_t)(vpmu_host_read32(v, v->ctl.ctr[i].pmc) - v->pmc[i].start);
+		v->pmc[i].sum += vpmu_host_read(v, v->ctl.ctr[i].pmc) - v->pmc[i].start;
 }
 
 /* perfctr write_control, past the id check: every image that differs from the
@@ -105,7 +108,7 @@ static __attribute__((noinline)) void iresume(struct vpmu_vcpu *v)
 			vpmu_host_write_ctrl(v, slot, 0);
 		uint64_t val = (v->base[pmc] + v->pmc[i].sum) & v->width_mask;
 		vpmu_host_write_ctr(v, pmc, val);
-		v->pmc[i].start = (uint32_t)val;
+		v->pmc[i].start = val;
 	}
 }
 
@@ -118,7 +121,7 @@ static inline __attribute__((always_inline)) void state_resume(struct vpmu_vcpu 
 		iresume(v);
 	write_control(v);
 	for (unsigned i = 0; i < v->ctl.nractrs; i++)
-		v->pmc[i].start = vpmu_host_read32(v, v->ctl.ctr[i].pmc);
+		v->pmc[i].start = vpmu_host_read(v, v->ctl.ctr[i].pmc);
 }
 
 void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i) { vpmu_fold(v, i); }
@@ -136,11 +139,11 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 		return;
 	}
 	if (v->cpu >= 0) {
-		uint32_t now = vpmu_host_read32(v, pmc);
-		v->pmc[i].sum += (uint32_t)(now - v->pmc[i].start);
+		uint64_t now = vpmu_host_read(v, pmc);
+		v->pmc[i].sum += now - v->pmc[i].start;
 		if ((unsigned)i >= v->ctl.nractrs) {
 			vpmu_host_write_ctr(v, pmc, value);
-			now = (uint32_t)value;
+			now = value;
 		}
 		v->pmc[i].start = now;
 	} else if ((unsigned)i >= v->ctl.nractrs) {

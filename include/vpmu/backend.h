@@ -28,6 +28,10 @@ struct vpmu_backend_ops {
 			   unsigned slot, uint64_t value);
 	void (*write_ctr)(void *ctx, unsigned cpu, const struct vpmu_model *model,
 			  unsigned pmc, uint64_t value);
+	/* A backend's counters are 64 bits wide, whatever the model's width: the
+	 * core takes the difference of two reads at 64 bits, so no count is lost
+	 * however long a vCPU stays switched in (a backend over narrower hardware
+	 * extends it, as perf_event does).  A write loads a model-width value. */
 	uint64_t (*read_ctr)(void *ctx, unsigned cpu, const struct vpmu_model *model,
 			     unsigned pmc);
 	/* Optional, for backends whose counters count while the guest runs (perf):

@@ -5,7 +5,11 @@
  * host CPU.  It counts what it is told (vpmu_sim_tick), interprets the control
  * images with the model's own decoder, and counts every host register write.
  * Counter registers are full-width writable (a real P6 would sign-extend bit 31;
- * the sim does not, so that i-mode counters restore exactly).
+ * the sim does not, so that i-mode counters restore exactly), and they count at
+ * 64 bits, as every backend's counters do (backend.h): a write loads the
+ * model-width value, the overflow is the wrap (or MSB) at the model's width, and
+ * the bits above it keep what the width would drop, so that no count is lost
+ * however many events one tick brings.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -140,7 +144,8 @@ void vpmu_sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64
 		int ev = vpmu_model_decode_ctr(m, c->ctrl, pmc, &priv, &irq);
 		if (ev < 0 || !(ev_mask & (1u << ev)) || !(priv & priv_mask))
 			continue;
-		uint64_t old = c->ctr[pmc], now = (old + count) & mask;
+		/* The overflow is decided on the model-width register... */
+		uint64_t old = c->ctr[pmc] & mask, now = (old + count) & mask;
 		bool crossed;
 		if (m->caps & VPMU_CAP_OVF_ON_MSB) /* PPC: the counter goes negative (bit width-1 set) */
 			crossed = !(old >> (m->ctr_width - 1)) && (now >> (m->ctr_width - 1) || count > mask);
@@ -148,7 +153,8 @@ void vpmu_sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64
 			crossed = count > mask || count > mask - old;
 		if (irq && crossed)
 			ovf |= 1ull << pmc;
-		c->ctr[pmc] = now;
+		/* ...the count at 64 bits. */
+		c->ctr[pmc] += count;
 	}
 	if (ovf && s->host)
 		vpmu_host_overflow(s->host, cpu, ovf);
@@ -168,12 +174,12 @@ uint64_t vpmu_sim_irq_distance(const struct vpmu_sim *s, unsigned cpu, unsigned 
 		int ev = vpmu_model_decode_ctr(m, c->ctrl, pmc, &priv, &irq);
 		if (ev < 0 || !irq || !priv || !(ev_mask & (1u << ev)))
 			continue;
-		uint64_t d;
+		uint64_t d, val = c->ctr[pmc] & mask;
 		if (m->caps & VPMU_CAP_OVF_ON_MSB) { /* to the MSB becoming 1; a negative counter waits a full lap */
 			uint64_t msb = 1ull << (m->ctr_width - 1);
-			d = c->ctr[pmc] < msb ? msb - c->ctr[pmc] : (mask - c->ctr[pmc]) + 1 + msb;
+			d = val < msb ? msb - val : (mask - val) + 1 + msb;
 		} else {
-			d = (mask - c->ctr[pmc]) + 1;
+			d = (mask - val) + 1;
 		}
 		if (d < best)
 			best = d;
