@@ -40,6 +40,9 @@ struct opts {
 	unsigned vcpus, mem_mb, timeout_s;
 	int cpumodel, stepping;   /* CPUID overrides; -1: the model's default */
 	bool strict, tap;
+	bool no_host_pmu;  /* --no-host-pmu: the perf backend's task clock even on a host PMU */
+	bool null_pmu;     /* --null-pmu: the guest may switch its PMU MSR exits to a handler
+	                      that does nothing (VPMU_UCALL_NULL_PMU, bench/kvm-exits.sh) */
 };
 
 struct vcpu_ctx {
@@ -50,6 +53,7 @@ struct vcpu_ctx {
 	struct vpmu_vcpu *vcpu;
 	struct vpmu_kvm_vcpu *kv;
 	pthread_t thread;
+	bool null_now;     /* PMU MSR exits answered by null_pmu_run (VPMU_UCALL_NULL_PMU) */
 	char err[VPMU_KVM_ERRLEN];
 };
 
@@ -79,7 +83,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--strict]\n"
-		"                [--backend perf|sim] [--mem MB] [--timeout S] [--tap] [--append WORDS] IMAGE\n"
+		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
+		"                [--tap] [--append WORDS] IMAGE\n"
 		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot with the a.out kludge) under\n"
 		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them);\n"
 		"  --cpumodel/--stepping change the CPUID identity it presents.\n"
@@ -127,6 +132,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->strict = true;
 		else if (!strcmp(a, "--tap"))
 			o->tap = true;
+		else if (!strcmp(a, "--no-host-pmu"))
+			o->no_host_pmu = true;
+		else if (!strcmp(a, "--null-pmu"))
+			o->null_pmu = true;
 		else if (a[0] == '-' || o->image)
 			usage();
 		else
@@ -225,6 +234,18 @@ static void ucall(struct vcpu_ctx *c, uint32_t gpa)
 		       vpmu_vcpu_pmi_pending(c->vcpu, &mask) ? " (one pending)" : "");
 		break;
 	}
+	case VPMU_UCALL_NULL_PMU:
+		/* The bench's baseline, in the same run: the vPMU is paused (switched
+		 * out) while the null handler answers, so libvpmu is not on the path. */
+		if (!rn->o.null_pmu) {
+			printf("# vCPU %u: null PMU handler refused (vpmu-run --null-pmu allows it)\n",
+			       c->index);
+			break;
+		}
+		if (u.arg && !c->null_now)
+			vpmu_kvm_vcpu_pause(c->kv);
+		c->null_now = u.arg != 0;
+		break;
 	default:
 		printf("# vCPU %u: unknown ucall %u ignored\n", c->index, u.cmd);
 	}
@@ -284,20 +305,49 @@ static void report_exit(struct vcpu_ctx *c)
 	}
 }
 
+/* The same MSR exits (the glue's filter) answered by a handler that does
+ * nothing (reads 0, writes ignored): the baseline of bench/kvm-exits.sh's
+ * side-by-side measurement, switched on and off by the guest
+ * (VPMU_UCALL_NULL_PMU) where vpmu-run --null-pmu allows it. */
+static int null_pmu_run(struct vcpu_ctx *c)
+{
+	for (;;) {
+		if (ioctl(c->fd, KVM_RUN, 0) < 0) {
+			int e = errno;
+			if (e != EINTR)
+				return -e;
+			sigset_t kick;
+			struct timespec zero = { 0, 0 };
+			sigemptyset(&kick);
+			sigaddset(&kick, KICK_SIGNAL);
+			while (sigtimedwait(&kick, NULL, &zero) > 0)
+				;
+			return -EINTR;
+		}
+		if (c->run->exit_reason == KVM_EXIT_X86_RDMSR)
+			c->run->msr.data = 0;
+		else if (c->run->exit_reason != KVM_EXIT_X86_WRMSR)
+			return 0;
+		c->run->msr.error = 0;
+	}
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu_ctx *c = arg;
 	struct run *rn = c->rn;
-	if (rn->perf && vpmu_perf_bind(rn->perf, c->index) < 0) {
-		finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, vpmu_perf_error(rn->perf));
-		return NULL;
-	}
+	/* The guest's TSC rate scales the task clock into its cycles (perf.c). */
+	int khz = ioctl(c->fd, KVM_GET_TSC_KHZ, 0);
+	if (rn->perf && vpmu_perf_bind(rn->perf, c->index, khz > 0 ? (uint32_t)khz : 0) < 0)
+		/* The VM runs on; the counters the clock would count read zero, and
+		 * the refusal was logged (perf_log) and shows in the accounting. */
+		fprintf(stderr, "vpmu-run: vCPU %u runs without a task clock\n", c->index);
 	if (vpmu_kvm_vcpu_setup(rn->vm, c->fd, c->run, c->vcpu, KICK_SIGNAL, &c->kv, c->err) < 0) {
 		finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
 		return NULL;
 	}
 	while (!run_done(rn)) {
-		int r = vpmu_kvm_vcpu_run(c->kv, c->index, c->err);
+		int r = c->null_now ? null_pmu_run(c) : vpmu_kvm_vcpu_run(c->kv, c->index, c->err);
 		if (r == -EINTR)
 			continue;
 		if (r < 0) {
@@ -318,6 +368,8 @@ static void *vcpu_thread(void *arg)
 			report_exit(c);
 		}
 	}
+	/* The thread stops running the vCPU: its virtual PMU switches out. */
+	vpmu_kvm_vcpu_pause(c->kv);
 	return NULL;
 }
 
@@ -353,15 +405,25 @@ static uint8_t *read_file(const char *path, size_t *size)
 	return buf;
 }
 
+/* A host refusal (once per cause): the VM runs on, the counter reads zero. */
+static void perf_log(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "vpmu-run: %s\n", line);
+}
+
 /* The library side: host with the chosen backend, the VM and its vCPUs. */
 static int setup_pmu(struct run *rn)
 {
 	struct vpmu_backend be;
 	int r;
 	if (!strcmp(rn->o.backend, "perf")) {
-		r = vpmu_perf_create(rn->o.vcpus, KICK_SIGNAL, &rn->perf);
-		if (r == 0)
+		r = vpmu_perf_create(rn->o.vcpus, KICK_SIGNAL,
+				     rn->o.no_host_pmu ? VPMU_PERF_NO_HOST_PMU : 0, &rn->perf);
+		if (r == 0) {
 			vpmu_perf_backend(rn->perf, &be);
+			vpmu_perf_set_log(rn->perf, perf_log, rn);
+		}
 	} else {
 		r = vpmu_sim_create(rn->o.vcpus, &rn->sim);
 		if (r == 0)
@@ -441,6 +503,9 @@ static void print_accounting(struct run *rn)
 		return;
 	fprintf(m, "backend: %s (%s)\n", rn->o.backend,
 		rn->perf ? vpmu_perf_source(rn->perf) : "counts nothing: no ticks outside traces");
+	accounting_print_sources(m, rn->host);
+	if (rn->perf)
+		accounting_print_perf(m, rn->perf);
 	accounting_print_vm(m, "guest", rn->pvm);
 	for (unsigned i = 0; i < rn->o.vcpus; i++) {
 		if (!rn->cpu[i].kv)
@@ -450,7 +515,7 @@ static void print_accounting(struct run *rn)
 			" libvpmu-ns/exit=%" PRIu64 " pmis-fixed=%" PRIu64 " pmis-nmi=%" PRIu64
 			" pmis-lost-masked=%" PRIu64 " pmis-lost-apic-off=%" PRIu64
 			" pmis-lost-bad-mode=%" PRIu64 " kicks=%" PRIu64 "\n",
-			i, s->msr_exits, s->msr_faults, s->msr_exits ? s->msr_ns / s->msr_exits : 0,
+			i, s->msr_exits, s->msr_faults, s->msr_timed ? s->msr_ns / s->msr_timed : 0,
 			s->pmis_fixed, s->pmis_nmi, s->pmis_masked, s->pmis_apic_off, s->pmis_bad_mode,
 			s->kicks);
 	}
@@ -482,6 +547,19 @@ static void cleanup(struct run *rn)
 	vpmu_sim_destroy(rn->sim);
 }
 
+/* What the guest's tests may expect to count (guest-tests/lib/cmdline.h):
+ * every event (a host PMU), the clock-class ones (the scaled task clock), or
+ * none (the sim: nothing ticks it under KVM). */
+static const char *host_counts_word(const struct run *rn)
+{
+	if (!rn->perf)
+		return "none";
+	if (vpmu_host_event_source(rn->host, VPMU_EV_INSTRUCTIONS, NULL) != VPMU_COUNT_NONE)
+		return "all";
+	return vpmu_host_event_source(rn->host, VPMU_EV_CYCLES, NULL) != VPMU_COUNT_NONE ? "clock"
+											   : "none";
+}
+
 static int boot(struct run *rn)
 {
 	size_t size = 0;
@@ -489,23 +567,32 @@ static int boot(struct run *rn)
 	if (!data)
 		return die(rn, "cannot read guest image %s: %s", rn->o.image,
 			   errno ? strerror(errno) : "empty file");
-	char cmdline[GUEST_CMDLINE_MAX + 96], ident[48] = "", err[256];
+	/* The PMU first: the command line says what its host counts. */
+	int r = setup_pmu(rn);
+	if (r) {
+		free(data);
+		return r;
+	}
+	char cmdline[GUEST_CMDLINE_MAX + 112], ident[48] = "", err[256];
 	if (rn->o.cpumodel >= 0)
 		snprintf(ident, sizeof(ident), " cpumodel=%d", rn->o.cpumodel);
 	if (rn->o.stepping >= 0)
 		snprintf(ident + strlen(ident), sizeof(ident) - strlen(ident), " stepping=%d",
 			 rn->o.stepping);
-	snprintf(cmdline, sizeof(cmdline), "model=%s vcpus=%u strict=%d backend=%s%s%s%s",
-		 rn->o.model, rn->o.vcpus, rn->o.strict, rn->o.backend, ident,
+	snprintf(cmdline, sizeof(cmdline), "model=%s vcpus=%u strict=%d backend=%s counts=%s%s%s%s",
+		 rn->o.model, rn->o.vcpus, rn->o.strict, rn->o.backend, host_counts_word(rn), ident,
 		 *rn->o.append ? " " : "", rn->o.append);
 	struct guest_image img;
-	int r = guest_load(rn->mem, rn->mem_size, data, size, cmdline, &img, err, sizeof(err));
+	r = guest_load(rn->mem, rn->mem_size, data, size, cmdline, &img, err, sizeof(err));
 	free(data);
 	if (r < 0)
 		return die(rn, "%s: %s", rn->o.image, err);
-	if ((r = setup_pmu(rn)) || (r = setup_kvm(rn, &img)))
+	if ((r = setup_kvm(rn, &img)))
 		return r;
 
+	/* What the guest's counters will count here, before it prints a profile. */
+	if (rn->perf)
+		fprintf(stderr, "vpmu-run: host counters: %s\n", vpmu_perf_source(rn->perf));
 	clock_gettime(CLOCK_MONOTONIC, &rn->t0);
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
 		if (pthread_create(&rn->cpu[i].thread, NULL, vcpu_thread, &rn->cpu[i]))

@@ -53,6 +53,11 @@ enum vpmu_ucall_cmd {
 	VPMU_UCALL_MARK = 3,   /* str: a label; arg: a guest value.  The host records the
 	                          label with the host's time and the run's PMI count
 	                          (latency measurements); printed as a diagnostic. */
+	VPMU_UCALL_NULL_PMU = 4, /* arg 1: from now on this vCPU's PMU MSR exits are
+	                          answered by a handler that does nothing (reads 0),
+	                          with the vPMU paused; arg 0: by libvpmu again.  A
+	                          bench aid (bench/kvm-exits.sh), honoured only under
+	                          vpmu-run --null-pmu.  str: a label (may be empty). */
 };
 enum vpmu_case_result {
 	VPMU_CASE_FAIL = 0,

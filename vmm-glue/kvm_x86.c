@@ -182,7 +182,12 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	return 0;
 }
 
-void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv) { free(kv); }
+void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv)
+{
+	/* A vCPU still switched in is switched out: its counts land. */
+	vpmu_kvm_vcpu_pause(kv);
+	free(kv);
+}
 
 const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv)
 {
@@ -246,13 +251,12 @@ static int inject_pmi(struct vpmu_kvm_vcpu *kv, char *err)
 	}
 }
 
-/* A PMU MSR exit (the filter sends only those): libvpmu answers it; a fault
- * becomes msr.error, which KVM turns into #GP in the guest. */
+/* A PMU MSR exit (the filter sends only those): libvpmu answers it, with the
+ * vCPU switched in; a fault becomes msr.error, which KVM turns into #GP in the
+ * guest. */
 static void answer_msr(struct vpmu_kvm_vcpu *kv)
 {
 	struct kvm_run *run = kv->run;
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	bool write = run->exit_reason == KVM_EXIT_X86_WRMSR;
 	enum vpmu_fault f = VPMU_FAULT_NONE;
 	uint64_t data = run->msr.data;
@@ -265,41 +269,64 @@ static void answer_msr(struct vpmu_kvm_vcpu *kv)
 	if (!write)
 		run->msr.data = f ? 0 : data;
 	run->msr.error = f != VPMU_FAULT_NONE;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	kv->stats.msr_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
 	kv->stats.msr_exits++;
 	kv->stats.msr_faults += f != VPMU_FAULT_NONE;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN])
 {
 	if (!kv)
 		return fail(err, EINVAL, "vpmu_kvm_vcpu_run: no vCPU");
+	/* An exit to user space is not a vCPU switch: the virtual PMU stays
+	 * switched in until the thread stops running the vCPU
+	 * (vpmu_kvm_vcpu_pause) or runs it on another host CPU slot. */
+	unsigned cur;
+	if (vpmu_vcpu_running(kv->vcpu, &cur) && cur != host_cpu)
+		vpmu_vcpu_switch_out(kv->vcpu);
+	if (!vpmu_vcpu_running(kv->vcpu, NULL)) {
+		int r = vpmu_vcpu_switch_in(kv->vcpu, host_cpu);
+		if (r < 0)
+			return fail(err, -r, "vpmu_vcpu_switch_in(host CPU %u)", host_cpu);
+	}
+	/* libvpmu's time on one exit in VPMU_KVM_TIMED_EXITS, from the exit to the
+	 * next entry (stats.msr_ns). */
+	uint64_t t0 = 0;
 	for (;;) {
 		if (vpmu_vcpu_pmi_pending(kv->vcpu, NULL)) {
 			int r = inject_pmi(kv, err);
 			if (r < 0)
 				return r;
 		}
-		int r = vpmu_vcpu_switch_in(kv->vcpu, host_cpu);
-		if (r < 0)
-			return fail(err, -r, "vpmu_vcpu_switch_in(host CPU %u)", host_cpu);
+		/* What this exit's accesses changed reaches the host counters now. */
+		vpmu_vcpu_enter(kv->vcpu);
+		if (t0) {
+			kv->stats.msr_ns += mono_ns() - t0;
+			kv->stats.msr_timed++;
+			t0 = 0;
+		}
 		int rr = ioctl(kv->vcpu_fd, KVM_RUN, 0);
 		int e = errno;
-		/* Out before anything else: the counts of this run land here, and an
-		 * overflow among them raises the PMI injected on the next entry. */
-		vpmu_vcpu_switch_out(kv->vcpu);
 		if (rr < 0) {
 			if (e == EINTR) {
 				/* Consume the kick (it stays pending while blocked, and
-				 * would end the next KVM_RUN at once); the caller decides
-				 * whether to run again. */
+				 * would end the next KVM_RUN at once), then land what an
+				 * overflow signal kicked us for: its PMI is injected at
+				 * the next entry.  The caller decides whether to run
+				 * again. */
 				sigset_t kick;
 				struct timespec zero = { 0, 0 };
 				sigemptyset(&kick);
 				sigaddset(&kick, kv->signo);
 				while (sigtimedwait(&kick, NULL, &zero) > 0)
 					;
+				vpmu_vcpu_poll(kv->vcpu);
 				kv->stats.kicks++;
 				return -EINTR;
 			}
@@ -308,6 +335,17 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
 		if (kv->run->exit_reason != KVM_EXIT_X86_RDMSR &&
 		    kv->run->exit_reason != KVM_EXIT_X86_WRMSR)
 			return 0;
+		if (kv->stats.msr_exits % VPMU_KVM_TIMED_EXITS == 0)
+			t0 = mono_ns();
 		answer_msr(kv);
 	}
+}
+
+int vpmu_kvm_vcpu_pause(struct vpmu_kvm_vcpu *kv)
+{
+	if (!kv)
+		return -EINVAL;
+	if (vpmu_vcpu_running(kv->vcpu, NULL))
+		return vpmu_vcpu_switch_out(kv->vcpu);
+	return 0;
 }

@@ -130,7 +130,7 @@ int vpmu_host_destroy(struct vpmu_host *host)
 /* The overflow of an i-mode counter: the model records the architectural status
  * and decides whether it raises a PMI.  Status that changes a control register
  * makes the control stale: it is derived again before the next entry or access,
- * not here, where a switch-out may be in progress (perf's run_end). */
+ * not here, where a switch-out or a register access may be in progress (a poll). */
 static bool model_overflow(struct vpmu_vcpu *v, uint64_t mask)
 {
 	if (!v->mops->overflow)
@@ -182,6 +182,25 @@ void vpmu_host_overflow(struct vpmu_host *host, unsigned cpu, uint64_t pmc_mask)
 	v->pmi_ctrs |= mask;
 	v->pmi_pending = true;
 	v->totals.pmis++;
+}
+
+enum vpmu_count_source vpmu_host_event_source(const struct vpmu_host *host, enum vpmu_event ev,
+					      const char **why)
+{
+	const char *w = "no such event";
+	enum vpmu_count_source src = VPMU_COUNT_NONE;
+	if (host && (unsigned)ev < VPMU_EV_NR) {
+		const struct vpmu_backend *b = &host->backend;
+		if (b->ops->event_source) {
+			src = b->ops->event_source(b->ctx, ev, &w);
+		} else {
+			src = VPMU_COUNT_SIM;
+			w = "counted as the trace's ticks say";
+		}
+	}
+	if (why)
+		*why = w;
+	return src;
 }
 
 /* ---------------------------------------------------------------- VMs */
@@ -390,8 +409,8 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->regspace = (uint8_t)m->regspace;
 	v->strict = vm->opts.strict;
 	v->bops = vm->host->backend.ops;
-	v->run_begin = v->bops->run_begin;
-	v->run_end = v->bops->run_end;
+	v->enter = v->bops->enter;
+	v->poll = v->bops->poll;
 	v->bctx = vm->host->backend.ctx;
 	v->width_mask = vpmu_width_mask(m->ctr_width);
 	v->ctx.vm = &vm->opts;

@@ -2,7 +2,7 @@
 /*
  * The core's objects (host, per-CPU cache, VM, vCPU) and the inline pieces of its
  * hot paths.  Models do not include this (they see model.h); backends see
- * backend.h and, for the sim's register model, backends/sim.h.
+ * backend.h (and the perf backend its own backends/perf_slot.h).
  */
 #ifndef VPMU_CORE_H
 #define VPMU_CORE_H
@@ -92,10 +92,10 @@ struct vpmu_vcpu {
 	const struct vpmu_model_ops *mops;
 	const struct vpmu_backend_ops *bops;
 	void *bctx;
-	/* The backend's optional run hooks, NULL for sim: one load and a test on
-	 * the switch path instead of a pointer chase through bops. */
-	void (*run_begin)(void *ctx, unsigned cpu);
-	void (*run_end)(void *ctx, unsigned cpu);
+	/* The backend's optional entry and poll hooks, NULL for sim: one load and
+	 * a test on the switch path instead of a pointer chase through bops. */
+	void (*enter)(void *ctx, unsigned cpu);
+	void (*poll)(void *ctx, unsigned cpu);
 	const struct vpmu_reg_index *rix;    /* &vm->rix */
 	/* What the read fast path looks registers up in: &vm->rix_plain, or an
 	 * empty index while the vCPU needs attention (vpmu_attn), so that neither

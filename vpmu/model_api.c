@@ -219,3 +219,14 @@ const char *vpmu_fault_name(enum vpmu_fault f)
 	}
 	return "?";
 }
+
+const char *vpmu_count_source_name(enum vpmu_count_source src)
+{
+	switch (src) {
+	case VPMU_COUNT_NONE: return "not-countable";
+	case VPMU_COUNT_SIM: return "sim";
+	case VPMU_COUNT_HARDWARE: return "hardware";
+	case VPMU_COUNT_TASK_CLOCK: return "task-clock";
+	}
+	return "?";
+}

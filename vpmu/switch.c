@@ -124,8 +124,29 @@ static inline __attribute__((always_inline)) void state_resume(struct vpmu_vcpu 
 		v->pmc[i].start = vpmu_host_read(v, v->ctl.ctr[i].pmc);
 }
 
+/* The backend's poll hook (backend.h), out of line: the sim has none, and the
+ * cache-hit switch pair is the hottest path of all (docs/performance.md). */
+static __attribute__((noinline, cold)) void backend_poll(struct vpmu_vcpu *v)
+{
+	v->poll(v->bctx, (unsigned)v->cpu);
+}
+
+/* What counted since the last poll, overflows included, lands before the core
+ * reads or rewrites an interrupting counter: an overflow the host has not
+ * signalled yet (its signal is on the way, or the VMM's own time pushed the
+ * counter past it) would otherwise vanish under the new value or control. */
+static inline void land_overflows(struct vpmu_vcpu *v)
+{
+	if (__builtin_expect(v->poll != NULL, 0))
+		backend_poll(v);
+}
+
 void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i) { vpmu_fold(v, i); }
-void vpmu_state_suspend(struct vpmu_vcpu *v) { state_suspend(v); }
+void vpmu_state_suspend(struct vpmu_vcpu *v)
+{
+	land_overflows(v);
+	state_suspend(v);
+}
 void vpmu_state_resume(struct vpmu_vcpu *v) { state_resume(v); }
 
 /* A guest write to a counter.  a-mode: restart the difference (no host write);
@@ -139,6 +160,8 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 		return;
 	}
 	if (v->cpu >= 0) {
+		if ((unsigned)i >= v->ctl.nractrs)
+			land_overflows(v);
 		uint64_t now = vpmu_host_read(v, pmc);
 		v->pmc[i].sum += now - v->pmc[i].start;
 		if ((unsigned)i >= v->ctl.nractrs) {
@@ -153,16 +176,10 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 	v->base[pmc] = value;
 }
 
-/* The backend's run hooks (backend.h), out of line: the sim has none, and the
- * cache-hit switch pair is the hottest path of all (docs/performance.md). */
-static __attribute__((noinline, cold)) void backend_run_begin(struct vpmu_vcpu *v)
+/* The backend's entry hook (backend.h), out of line like backend_poll. */
+static __attribute__((noinline, cold)) void backend_enter(struct vpmu_vcpu *v)
 {
-	v->run_begin(v->bctx, (unsigned)v->cpu);
-}
-
-static __attribute__((noinline, cold)) void backend_run_end(struct vpmu_vcpu *v)
-{
-	v->run_end(v->bctx, (unsigned)v->cpu);
+	v->enter(v->bctx, (unsigned)v->cpu);
 }
 
 /* Work left for before the entry: a control to derive again (an overflow's
@@ -192,8 +209,33 @@ int vpmu_vcpu_switch_in(struct vpmu_vcpu *v, unsigned host_cpu)
 	v->totals.switch_ins++;
 	v->totals.cache_hits += c->id == vpmu_vcpu_id(v) && c->model == v->model;
 	state_resume(v);
-	if (__builtin_expect(v->run_begin != NULL, 0))
-		backend_run_begin(v);
+	if (__builtin_expect(v->enter != NULL, 0))
+		backend_enter(v);
+	return 0;
+}
+
+/* An exit to the VMM is not a switch (docs/integration.md): the vCPU stays
+ * switched in, and before it runs again the control is derived again where an
+ * overflow's status or an HT sibling changed it, and the backend applies what
+ * the accesses of this exit changed (KVM reprograms its counters the same way,
+ * before re-entry). */
+int vpmu_vcpu_enter(struct vpmu_vcpu *v)
+{
+	if (!v || v->cpu < 0)
+		return -EINVAL;
+	if (__builtin_expect(vpmu_attn(v) != 0, 0))
+		switch_in_prepare(v);
+	if (__builtin_expect(v->enter != NULL, 0))
+		backend_enter(v);
+	return 0;
+}
+
+int vpmu_vcpu_poll(struct vpmu_vcpu *v)
+{
+	if (!v || v->cpu < 0)
+		return -EINVAL;
+	if (v->poll)
+		backend_poll(v);
 	return 0;
 }
 
@@ -202,8 +244,7 @@ int vpmu_vcpu_switch_out(struct vpmu_vcpu *v)
 	if (!v || v->cpu < 0)
 		return -EINVAL;
 	struct vpmu_cpu_cache *c = v->cache;
-	if (__builtin_expect(v->run_end != NULL, 0))
-		backend_run_end(v);
+	land_overflows(v);
 	/* A control installed while switched in left the cache without an id
 	 * (write_control); perfctr's would have recorded it, and the next resume's
 	 * id match depends on it. */

@@ -59,6 +59,8 @@ static void parse_word(const char *w, unsigned len)
 		copy_word(opts.model, sizeof(opts.model), v, vl);
 	else if (key(w, len, "backend", &v, &vl))
 		copy_word(opts.backend, sizeof(opts.backend), v, vl);
+	else if (key(w, len, "counts", &v, &vl))
+		copy_word(opts.counts, sizeof(opts.counts), v, vl);
 	else if (key(w, len, "strict", &v, &vl))
 		opts.strict = parse_uint(v, vl) > 0;
 	else if (key(w, len, "vcpus", &v, &vl)) {

@@ -4,7 +4,9 @@
  * field at offset 16; guest_abi.h): "model=p6 vcpus=2 strict=0 backend=perf".
  * Unknown words are ignored (QEMU also puts the kernel's file name first).
  * cpumodel=/stepping= are honoured if a host passes them (the model pages'
- * CPUID overrides); ap-boot=sipi is the QEMU test aid of smp.h.
+ * CPUID overrides); ap-boot=sipi is the QEMU test aid of smp.h; counts= says
+ * which events the host counts (vpmu-run: all with a host PMU, clock for cycles
+ * only from the scaled task clock, none).
  */
 #ifndef GUEST_CMDLINE_H
 #define GUEST_CMDLINE_H
@@ -15,6 +17,7 @@
 struct guest_opts {
 	char model[32];          /* "" when absent */
 	char backend[16];        /* "" when absent */
+	char counts[8];          /* what the host counts: "all", "clock", "none"; "" when absent */
 	bool strict;
 	unsigned vcpus;          /* 1 when absent */
 	int cpumodel, stepping;  /* -1 when absent */

@@ -60,6 +60,13 @@ void mark(const char *label, uint64_t value)
 	ucall(VPMU_UCALL_MARK, value);
 }
 
+void bench_null_pmu(bool on)
+{
+	struct percpu_ucall *p = &uc[this_cpu()];
+	p->str[0] = '\0';
+	ucall(VPMU_UCALL_NULL_PMU, on);
+}
+
 static void report_case(const char *name, uint32_t result, const char *why)
 {
 	struct percpu_ucall *p = &uc[this_cpu()];

@@ -25,6 +25,9 @@
 
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void mark(const char *label, uint64_t value);
+/* A bench aid (guest_abi.h VPMU_UCALL_NULL_PMU): this vCPU's PMU MSR exits are
+ * answered by the host's null handler while on, if the host allows it. */
+void bench_null_pmu(bool on);
 
 void begin_case(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool end_case(void);                 /* true if the case passed */

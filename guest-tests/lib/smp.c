@@ -11,7 +11,7 @@
 /* An AP that gets no work for this long stops waiting (every wait is bounded);
  * the BSP's run is far shorter, and the VM ends with the BSP's exit anyway. */
 #define AP_IDLE_LIMIT_MS 120000u
-#define AP_TICK_US       1000u
+#define AP_TICK_US       100000u
 
 /* Work for one AP: the BSP fills fn/arg and bumps 'posted'; the AP runs it and
  * sets 'done' = 'posted'. */

@@ -42,6 +42,8 @@ struct count_setup {
 	struct msr_write on[MAX_WRITES];
 	uint8_t counting;   /* counters (bit i = counter i) that must advance */
 	uint8_t frozen;     /* counters that must not move */
+	uint8_t clock;      /* of `counting`, those counting cycles: the rest count
+	                       only on a host with a PMU (host_counts_all) */
 };
 
 struct pmu_model {
@@ -65,6 +67,7 @@ struct pmu_model {
 	struct count_setup count[3];
 	const char *stop_what;           /* how perfctr stops counting on this model */
 	uint8_t stop_counting;           /* counters that still advance after that */
+	uint8_t stop_clock;              /* of those, the ones counting cycles */
 	struct msr_write quiet[MAX_WRITES]; /* every counter still (for write tests) */
 
 	struct msr_write hw_gp[4];       /* hardware-reserved bits: #GP in both modes */
@@ -73,6 +76,7 @@ struct pmu_model {
 
 	struct msr_write smp[2];         /* the BSP's and the AP's value of one control */
 	unsigned smp_ctr;                /* the counter that control drives */
+	uint8_t smp_clock;               /* bit 0: the BSP's event is cycles, bit 1: the AP's */
 
 	uint64_t sample_evntsel;         /* i-mode cycles on counter 0: EN|INT|OS|USR */
 };

@@ -65,13 +65,13 @@
 #define WINCHIP23 \
 	WINCHIP, \
 	.count = { \
-		{ "cycles (0x3F) and instructions (0x16)", { { 0x11, 0x0016003F } }, 0x3, 0 }, \
+		{ "cycles (0x3F) and instructions (0x16)", { { 0x11, 0x0016003F } }, 0x3, 0, 0x1 }, \
 		{ "cycles; DATA_READ (0x00: counts zero) on counter 1", \
-		  { { 0x11, 0x0000003F } }, 0x1, 0x2 } }, \
+		  { { 0x11, 0x0000003F } }, 0x1, 0x2, 0x1 } }, \
 	.stop_what = "CESR=0 selects DATA_READ (counts zero here): the counters cannot stop", \
 	.stop_counting = 0, \
 	.quiet = { { 0x11, 0 } }, \
-	.smp = { { 0x11, 0x3F }, { 0x11, 0x16 } }, .smp_ctr = 0
+	.smp = { { 0x11, 0x3F }, { 0x11, 0x16 } }, .smp_ctr = 0, .smp_clock = 0x1
 
 /* ---- K7/K8: EVNTSEL 0xC0010000-3, PERFCTR 0xC0010004-7 ------------------ */
 
@@ -85,7 +85,7 @@
 	.count = { \
 		{ "cycles (0x76), instructions (0xC0); RETIRED_OPS (0xC1: counts zero); counter 3 off", \
 		  { { 0xC0010000, EN | OS | USR | 0x76 }, { 0xC0010001, EN | OS | USR | 0xC0 }, \
-		    { 0xC0010002, EN | OS | USR | 0xC1 } }, 0x3, 0xC }, \
+		    { 0xC0010002, EN | OS | USR | 0xC1 } }, 0x3, 0xC, 0x1 }, \
 		{ "branches (0xC2) and data cache accesses (0x40) on counters 2 and 3", \
 		  { { 0xC0010002, EN | OS | USR | 0xC2 }, { 0xC0010003, EN | OS | USR | 0x40 } }, \
 		  0xC, 0x3 } }, \
@@ -100,6 +100,7 @@
 	.rule1 = { { 0xC0010000, B(19) | OS | USR | 0x76, "evntsel-reserved: EVNTSEL0 bit 19 (PC), EN clear" }, \
 		   { 0xC0010001, EN | B(19) | OS | USR | 0xC0, "evntsel-reserved: EVNTSEL1 bit 19 (PC), EN set" } }, \
 	.smp = { { 0xC0010000, EN | OS | USR | 0x76 }, { 0xC0010000, EN | OS | USR | 0xC0 } }, .smp_ctr = 0, \
+	.smp_clock = 0x1, \
 	.sample_evntsel = EN | INT | OS | USR | 0x76
 
 const struct pmu_model pmu_models[] = {
@@ -122,10 +123,10 @@ const struct pmu_model pmu_models[] = {
 		/* p5mmx.md: 0x30 in clock mode (CC=1xx) is cycles on counter 0 only. */
 		.count = {
 			{ "cycles (0x30, CC=111, counter 0) and instructions (0x16)",
-			  { { 0x11, 0x00D601F0 } }, 0x3, 0 },
+			  { { 0x11, 0x00D601F0 } }, 0x3, 0, 0x1 },
 			{ "instructions; 0x30 on counter 1 (a stall duration: counts zero)",
 			  { { 0x11, 0x01F000D6 } }, 0x1, 0x2 } },
-		.smp = { { 0x11, 0x1F0 }, { 0x11, 0xD6 } }, .smp_ctr = 0,
+		.smp = { { 0x11, 0x1F0 }, { 0x11, 0xD6 } }, .smp_ctr = 0, .smp_clock = 0x1,
 	},
 	{ .name = "6x86mx", .family = 6, .model = 0, .stepping = 2, CYRIX },
 	{ .name = "mii", .family = 6, .model = 0, .stepping = 4, CYRIX },
@@ -136,12 +137,12 @@ const struct pmu_model pmu_models[] = {
 		/* winchip-c6.md: event 0 is INTERNAL_CLOCKS, so both counters
 		 * count cycles from reset (CESR = 0). */
 		.count = {
-			{ "cycles (0x00) and instructions (0x02)", { { 0x11, 0x00020000 } }, 0x3, 0 },
-			{ "cycles; 0x01 (counts zero) on counter 1", { { 0x11, 0x00010000 } }, 0x1, 0x2 } },
+			{ "cycles (0x00) and instructions (0x02)", { { 0x11, 0x00020000 } }, 0x3, 0, 0x1 },
+			{ "cycles; 0x01 (counts zero) on counter 1", { { 0x11, 0x00010000 } }, 0x1, 0x2, 0x1 } },
 		.stop_what = "CESR=0 does not stop the counters: event 0 is INTERNAL_CLOCKS",
-		.stop_counting = 0x3,
+		.stop_counting = 0x3, .stop_clock = 0x3,
 		.quiet = { { 0x11, 0x00010001 } },
-		.smp = { { 0x11, 0x00010000 }, { 0x11, 0x00010002 } }, .smp_ctr = 0,
+		.smp = { { 0x11, 0x00010000 }, { 0x11, 0x00010002 } }, .smp_ctr = 0, .smp_clock = 0x1,
 	},
 	{ .name = "winchip2", .family = 5, .model = 8, .stepping = 5, WINCHIP23 },
 	{ .name = "winchip3", .family = 5, .model = 9, .stepping = 0, WINCHIP23 },
@@ -153,7 +154,7 @@ const struct pmu_model pmu_models[] = {
 		/* p6.md: EVNTSEL1 first, EN last: counter 1 runs on EVNTSEL0.EN. */
 		.count = {
 			{ "cycles (0x79) and instructions (0xC0)",
-			  { { 0x187, OS | USR | 0xC0 }, { 0x186, EN | OS | USR | 0x79 } }, 0x3, 0 },
+			  { { 0x187, OS | USR | 0xC0 }, { 0x186, EN | OS | USR | 0x79 } }, 0x3, 0, 0x1 },
 			{ "instructions; DATA_MEM_REFS (0x43: counts zero) on counter 1",
 			  { { 0x187, OS | USR | 0x43 }, { 0x186, EN | OS | USR | 0xC0 } }, 0x1, 0x2 } },
 		.stop_what = "clearing EVNTSEL0.EN (the global enable) stops both counters",
@@ -168,6 +169,7 @@ const struct pmu_model pmu_models[] = {
 			   { 0x187, EN | OS | USR | 0xC0, "evntsel1-enable: EN (bit 22) in EVNTSEL1" },
 			   { 0x187, B(19) | OS | USR | 0xC0, "evntsel-reserved: EVNTSEL1 bit 19 (PC)" } },
 		.smp = { { 0x186, EN | OS | USR | 0x79 }, { 0x186, EN | OS | USR | 0xC0 } }, .smp_ctr = 0,
+		.smp_clock = 0x1,
 		.sample_evntsel = EN | INT | OS | USR | 0x79,
 	},
 	{ .name = "k7", .family = 6, .model = 6, .stepping = 2, AMD_K7_COMMON },
@@ -180,7 +182,7 @@ const struct pmu_model pmu_models[] = {
 		.style = STYLE_C3, .ctr_mask = 0x2, .ctr = { 0, 0xC2 }, .ctl = { 0x187 }, .nctl = 1,
 		.readonly = { 0xC1, 0x186 }, .width = 32, .linux = LINUX_NONE,
 		.count = {
-			{ "cycles (0x079)", { { 0x187, 0x079 } }, 0x2, 0 },
+			{ "cycles (0x079)", { { 0x187, 0x079 } }, 0x2, 0, 0x2 },
 			{ "instructions (0x0C0)", { { 0x187, 0x0C0 } }, 0x2, 0 },
 			{ "0x1C0 (instructions and string iterations: counts zero)",
 			  { { 0x187, 0x1C0 } }, 0, 0x2 } },
@@ -194,7 +196,7 @@ const struct pmu_model pmu_models[] = {
 			    { 0x186, 0, "EVNTSEL0 := 0 (the value it holds)" } },
 		.rule1 = { { 0x187, EN | INT | OS | USR | 0xC0, "evntsel-reserved: P6-style 0x5300C0 (bits 16-22)" },
 			   { 0x187, 0x200 | 0xC0, "evntsel-reserved: bit 9" } },
-		.smp = { { 0x187, 0x079 }, { 0x187, 0x0C0 } }, .smp_ctr = 1,
+		.smp = { { 0x187, 0x079 }, { 0x187, 0x0C0 } }, .smp_ctr = 1, .smp_clock = 0x1,
 	},
 	{
 		/* generic.md: a K6-2's identity and no PMU register at all. */

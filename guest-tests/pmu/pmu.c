@@ -36,7 +36,33 @@ const char sim_skip_reason[] = "backend=sim: nothing advances the host counters 
 
 bool host_counts(void)
 {
-	return strcmp(opts.backend, "sim") != 0;
+	return strcmp(opts.backend, "sim") != 0 && strcmp(opts.counts, "none") != 0;
+}
+
+bool host_counts_all(void)
+{
+	return host_counts() && strcmp(opts.counts, "clock") != 0;
+}
+
+void expect_counting_here(const struct pmu_model *m, const uint64_t a[MAX_CTRS],
+			  const uint64_t b[MAX_CTRS], uint8_t counting, uint8_t clock,
+			  uint8_t frozen, const char *what)
+{
+	uint8_t here = host_counts_all() ? counting : (uint8_t)(counting & clock);
+	expect_counting(m, a, b, here, (uint8_t)(frozen | (counting & ~here)), what);
+}
+
+void expect_event_counted_at(const char *f, int l, const struct pmu_model *m, uint64_t a,
+			     uint64_t b, bool clock_event, const char *what)
+{
+	if (clock_event || host_counts_all()) {
+		if (!ctr_advanced(m, a, b))
+			expect_fail_at(f, l, "%s did not advance: 0x%llx -> 0x%llx", what,
+				       (unsigned long long)a, (unsigned long long)b);
+	} else if (a != b) {
+		expect_fail_at(f, l, "%s moved on a host that cannot count it: 0x%llx -> 0x%llx",
+			       what, (unsigned long long)a, (unsigned long long)b);
+	}
 }
 
 uint64_t rd_at(const char *f, int l, uint32_t msr)

@@ -53,6 +53,20 @@ void expect_rule_at(const char *f, int l, uint32_t msr, uint64_t v);
  * so cases that need counting or PMIs are skipped with sim_skip_reason. */
 bool host_counts(void);
 extern const char sim_skip_reason[];
+/* Whether the host counts every generic event (a host PMU); false where only
+ * the clock-class events count (cycles from the scaled task clock: opts.counts
+ * "clock"), and the others count zero (docs/integration.md). */
+bool host_counts_all(void);
+/* expect_counting, where the counters in `clock` count cycles and the rest of
+ * `counting` count events this host may not count: those must not move then. */
+void expect_counting_here(const struct pmu_model *m, const uint64_t a[MAX_CTRS],
+			  const uint64_t b[MAX_CTRS], uint8_t counting, uint8_t clock,
+			  uint8_t frozen, const char *what);
+/* One counter from a to b: advanced if the host counts its event, else unmoved. */
+void expect_event_counted_at(const char *f, int l, const struct pmu_model *m, uint64_t a,
+			     uint64_t b, bool clock_event, const char *what);
+#define EXPECT_EVENT_COUNTED(m, a, b, clock, what) \
+	expect_event_counted_at(__FILE_NAME__, __LINE__, (m), (a), (b), (clock), (what))
 
 void apply_writes(const struct msr_write *w);     /* WR() each, until msr == 0 */
 /* Controls to their quiet values, then every counter to 0 (no rule is

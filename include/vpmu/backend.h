@@ -34,13 +34,20 @@ struct vpmu_backend_ops {
 	 * extends it, as perf_event does).  A write loads a model-width value. */
 	uint64_t (*read_ctr)(void *ctx, unsigned cpu, const struct vpmu_model *model,
 			     unsigned pmc);
-	/* Optional, for backends whose counters count while the guest runs (perf):
-	 * run_begin is called at the end of a switch-in, once the registers are
-	 * loaded and the guest is about to run; run_end at the start of a
-	 * switch-out, before perfctr's suspend reads the counters, so that what the
-	 * guest counted lands (and overflows are reported) there. */
-	void (*run_begin)(void *ctx, unsigned cpu);
-	void (*run_end)(void *ctx, unsigned cpu);
+	/* Optional, for backends whose counters count while the guest runs (perf).
+	 * enter: at the end of a switch-in and before each guest entry
+	 * (vpmu_vcpu_enter): apply what the register writes since the last entry
+	 * changed; a write only records it, so that the syscalls a change needs
+	 * happen once per entry and only for the counters whose configuration
+	 * changed.  It must be cheap when nothing changed.
+	 * poll: after a run the backend's overflow signal ended (vpmu_vcpu_poll) and
+	 * at the start of a switch-out, before perfctr's suspend reads the counters:
+	 * report the overflows of what counted since (vpmu_host_overflow). */
+	void (*enter)(void *ctx, unsigned cpu);
+	void (*poll)(void *ctx, unsigned cpu);
+	/* Optional: how generic event ev is counted (vpmu_host_event_source); NULL:
+	 * VPMU_COUNT_SIM.  *why gets a line saying how, or why not. */
+	enum vpmu_count_source (*event_source)(void *ctx, enum vpmu_event ev, const char **why);
 };
 
 struct vpmu_backend {
@@ -69,26 +76,58 @@ int vpmu_sim_tick(struct vpmu_sim *sim, unsigned cpu, enum vpmu_event ev,
 uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *sim);
 uint64_t vpmu_sim_ctr_writes(const struct vpmu_sim *sim);
 
-/* ---- perf: the sim's register model, counted by each vCPU thread's perf event ----
- * (docs/principles.md §4; docs/integration.md).  Host CPU slot n is the vCPU
- * thread that called vpmu_perf_bind(p, n): its task clock (no host PMU) advances
- * every enabled guest counter whose event has a generic equivalent, one event per
- * nanosecond of the thread's time inside KVM_RUN (run_begin to run_end).  An
- * interrupt-enabled counter arms the event's sample period to its overflow
- * distance; the overflow sends signal `signo` to the bound thread, which makes
- * KVM_RUN return -EINTR (the VMM unblocks `signo` only inside KVM_RUN, with
- * KVM_SET_SIGNAL_MASK), and the switch-out that follows raises the PMI. */
+/* ---- perf: the host's perf_event subsystem (docs/integration.md "What the host
+ * counts") ----
+ * Host CPU slot n is the vCPU thread that called vpmu_perf_bind(p, n, ...).
+ * Where the host has a PMU, each counting guest counter is a pinned hardware
+ * perf event of its thread, in guest mode only (exclude_host), filtered by the
+ * guest's privilege bits, an i-mode counter sampling at its overflow.  Where it
+ * has none (or with VPMU_PERF_NO_HOST_PMU), cycles and ref-cycles advance with
+ * the thread's task clock scaled by the guest's TSC frequency, and every other
+ * event counts zero and is reported as not countable.  An overflow sends
+ * `signo` to the vCPU thread, which makes KVM_RUN return -EINTR (the VMM
+ * unblocks `signo` only inside KVM_RUN, with KVM_SET_SIGNAL_MASK); the VMM then
+ * calls vpmu_vcpu_poll(), which raises the PMI.  A host that refuses an event
+ * (perf_event_paranoid, no counters or file descriptors left, an event it does
+ * not have, counters held by a host user) leaves the VM running and the
+ * counter at zero; the refusal is counted (vpmu_perf_stats) and logged once
+ * per cause. */
 struct vpmu_perf;
-int vpmu_perf_create(unsigned nr_cpus, int signo, struct vpmu_perf **out);
+#define VPMU_PERF_NO_HOST_PMU 0x1u   /* count with the task clock even on a host PMU */
+int vpmu_perf_create(unsigned nr_cpus, int signo, unsigned flags, struct vpmu_perf **out);
 void vpmu_perf_destroy(struct vpmu_perf *p);
 void vpmu_perf_backend(struct vpmu_perf *p, struct vpmu_backend *out);
 void vpmu_perf_attach(struct vpmu_perf *p, struct vpmu_host *host);
-/* On the vCPU thread that will switch in on slot `cpu`: open its counting event.
- * -errno (with a message in vpmu_perf_error()) when the host refuses it. */
-int vpmu_perf_bind(struct vpmu_perf *p, unsigned cpu);
+/* On the vCPU thread that will switch in on slot `cpu`; tsc_khz is the guest's
+ * TSC frequency (KVM_GET_TSC_KHZ), which scales the task clock.  -errno (with a
+ * message in vpmu_perf_error()) when the host refuses the thread's clock: the
+ * slot then runs with its clock-counted events at zero (not countable). */
+int vpmu_perf_bind(struct vpmu_perf *p, unsigned cpu, uint32_t tsc_khz);
 const char *vpmu_perf_error(const struct vpmu_perf *p);
-/* What the counters count: "task-clock" (ns of the vCPU thread in the guest). */
+/* Whether the host has a PMU that counts the guest (detected at creation), and
+ * what the counters count, in words. */
+bool vpmu_perf_host_pmu(const struct vpmu_perf *p);
 const char *vpmu_perf_source(const struct vpmu_perf *p);
+enum vpmu_perf_refusal {
+	VPMU_PERF_REFUSED_ACCESS = 0,   /* EACCES/EPERM: kernel.perf_event_paranoid */
+	VPMU_PERF_REFUSED_RESOURCES,    /* EMFILE/ENFILE/ENOSPC/EBUSY: no fd or counter left */
+	VPMU_PERF_REFUSED_UNSUPPORTED,  /* ENOENT/EOPNOTSUPP/ENODEV/EINVAL: no such event here */
+	VPMU_PERF_REFUSED_HELD,         /* a pinned event the host could not schedule */
+	VPMU_PERF_REFUSED_OTHER,
+	VPMU_PERF_REFUSAL_NR,
+};
+const char *vpmu_perf_refusal_name(enum vpmu_perf_refusal r);
+struct vpmu_perf_stats {
+	uint64_t opens, reads, period_sets, closes;  /* perf system calls made */
+	uint64_t clock_reads_saved;     /* task-clock readings that needed no read(2) */
+	uint64_t refused[VPMU_PERF_REFUSAL_NR];      /* host events refused, by cause */
+};
+/* Summed over the slots; safe while vCPU threads run. */
+void vpmu_perf_stats(const struct vpmu_perf *p, struct vpmu_perf_stats *out);
+/* Where refusals are logged, once per cause (NULL: not logged); may be called
+ * from any vCPU thread. */
+typedef void vpmu_perf_log_fn(void *arg, const char *line);
+void vpmu_perf_set_log(struct vpmu_perf *p, vpmu_perf_log_fn *fn, void *arg);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

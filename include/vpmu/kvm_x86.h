@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * KVM x86 glue: what a VMM calls to put a libvpmu virtual PMU under a KVM guest
- * (docs/integration.md).  Four calls:
+ * (docs/integration.md).  Five calls:
  *
  *   vpmu_kvm_vm_setup()    once per VM, before its vCPUs exist: KVM's own vPMU off
  *                          (KVM_CAP_PMU_CAPABILITY), user-space MSR exits on, and an
@@ -10,11 +10,16 @@
  *                          user space;
  *   vpmu_kvm_vcpu_setup()  once per vCPU, on its thread: the model's CPUID
  *                          (KVM_SET_CPUID2) and the kick signal's mask (KVM_SET_SIGNAL_MASK);
- *   vpmu_kvm_vcpu_run()    instead of ioctl(KVM_RUN): injects a pending PMI through
- *                          the guest's LVTPC, switches the virtual PMU in, runs, switches
- *                          it out and answers PMU MSR exits itself; returns for any
- *                          other exit (run->exit_reason) or a kick (-EINTR);
- *   vpmu_kvm_vcpu_destroy().
+ *   vpmu_kvm_vcpu_run()    instead of ioctl(KVM_RUN): switches the virtual PMU in
+ *                          (once: an exit is not a switch), injects a pending PMI
+ *                          through the guest's LVTPC, applies what the last exit
+ *                          changed (vpmu_vcpu_enter), runs, and answers PMU MSR
+ *                          exits itself with the PMU still switched in; returns for
+ *                          any other exit (run->exit_reason) or a kick (-EINTR,
+ *                          after landing what an overflow signal kicked for);
+ *   vpmu_kvm_vcpu_pause()  when the thread stops running the vCPU (pause, migration,
+ *                          exit): switches the virtual PMU out;
+ *   vpmu_kvm_vcpu_destroy() (pauses first).
  *
  * Kicks: the signal `signo` (the one given to the perf backend, and the one a VMM
  * sends with pthread_kill() to stop a vCPU) stays blocked on the vCPU thread except
@@ -46,11 +51,15 @@ struct vpmu_kvm_vcpu;
 #define VPMU_KVM_ERRLEN 192
 
 /* PMI delivery outcomes, per vCPU. */
+#define VPMU_KVM_TIMED_EXITS 16
 struct vpmu_kvm_stats {
 	uint64_t msr_exits;        /* PMU MSR exits answered (reads + writes) */
 	uint64_t msr_faults;       /* of which answered with #GP */
-	uint64_t msr_ns;           /* time spent answering them (libvpmu's share of the
-	                              exits: CLOCK_MONOTONIC around each answer) */
+	uint64_t msr_ns;           /* libvpmu's time on the msr_timed exits: from the exit
+	                              to the next entry, the answer and what it changed
+	                              (vpmu_vcpu_enter) included (CLOCK_MONOTONIC) */
+	uint64_t msr_timed;        /* exits timed: one in VPMU_KVM_TIMED_EXITS, so that the
+	                              clock readings stay off the other exits' path */
 	uint64_t pmis_fixed;       /* PMIs delivered with the LVTPC's fixed vector */
 	uint64_t pmis_nmi;         /* PMIs delivered as NMIs */
 	uint64_t pmis_masked;      /* PMIs lost: LVTPC masked (the hardware drops them too) */
@@ -75,6 +84,9 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
  * -EINVAL: kv is NULL; other -errno: KVM_RUN or an injection ioctl failed
  * (message in err). */
 int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN]);
+/* The thread stops running the vCPU: the virtual PMU switches out (its counts
+ * land; a later vpmu_kvm_vcpu_run switches it in again).  0, or -EINVAL for NULL. */
+int vpmu_kvm_vcpu_pause(struct vpmu_kvm_vcpu *kv);
 const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv); /* NULL for NULL */
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
 

@@ -239,6 +239,34 @@ unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space,
 int vpmu_vcpu_switch_in(struct vpmu_vcpu *vcpu, unsigned host_cpu);
 int vpmu_vcpu_switch_out(struct vpmu_vcpu *vcpu);
 bool vpmu_vcpu_running(const struct vpmu_vcpu *vcpu, unsigned *host_cpu);
+/* An exit to the VMM is not a switch: a vCPU stays switched in while its thread
+ * runs it, and switches out only when the thread stops running it (pause,
+ * migration to another host CPU, exit).  Between two runs of the guest:
+ *   vpmu_vcpu_enter  before each entry: derives the control again where an
+ *                    overflow's status or an HT sibling changed it, and lets the
+ *                    backend apply what this exit's accesses changed (perf's
+ *                    syscalls happen here, and only for counters whose
+ *                    configuration changed); cheap when nothing did;
+ *   vpmu_vcpu_poll   after a run the backend's overflow signal ended (KVM_RUN
+ *                    returned -EINTR): lands the overflows, so that their PMI is
+ *                    pending for the next entry.
+ * Both return -EINVAL for a vCPU that is not switched in. */
+int vpmu_vcpu_enter(struct vpmu_vcpu *vcpu);
+int vpmu_vcpu_poll(struct vpmu_vcpu *vcpu);
+
+/* How the host backend counts a generic event (docs/integration.md "What the
+ * host counts"): counts are never invented, so an event the host cannot count
+ * is reported as such and its counters read zero. */
+enum vpmu_count_source {
+	VPMU_COUNT_NONE = 0,        /* not countable on this host: counts zero */
+	VPMU_COUNT_SIM,             /* as the trace's ticks say (sim) */
+	VPMU_COUNT_HARDWARE,        /* a host PMU event, guest mode only (perf) */
+	VPMU_COUNT_TASK_CLOCK,      /* the vCPU thread's task clock scaled to the guest's TSC (perf) */
+};
+/* *why (optional) gets a line saying how, or why not. */
+enum vpmu_count_source vpmu_host_event_source(const struct vpmu_host *host, enum vpmu_event ev,
+					      const char **why);
+const char *vpmu_count_source_name(enum vpmu_count_source src);
 
 /* PMIs.  A PMI is pending from the overflow that raised it until the VMM has
  * delivered it (ack); *ovf_mask says which counters' overflows raised it (bit n

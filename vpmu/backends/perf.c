@@ -1,159 +1,310 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The perf host backend (docs/principles.md §4): the sim's register model
- * (one host register per guest register, per host CPU slot, programmed exactly as
- * perfctr programs hardware), counted by a perf event of the vCPU thread bound to
- * the slot instead of by trace ticks.
+ * The perf host backend (docs/integration.md "What the host counts"): each
+ * guest counter that counts is counted by the host's perf_event subsystem on
+ * its vCPU thread (host CPU slot n is the thread that called
+ * vpmu_perf_bind(p, n)).
  *
- * The machines this runs on have no host PMU (nested KVM, most cloud VMs:
- * docs/testing.md), so the event is the software task clock: a counter
- * whose event has a generic equivalent advances by one per nanosecond the vCPU
- * thread spends between run_begin and run_end, i.e. inside KVM_RUN, whatever its
- * privilege filter (the host cannot tell guest CPL from a software event).  An
- * encoding with no generic equivalent counts zero (docs/principles.md §5).
+ * The core programs control images and counter values exactly as perfctr
+ * programs hardware; this backend decodes each image with the model's own
+ * decoder into what the counter counts (generic event, privilege filter,
+ * interrupt) and keeps, per counter, its 64-bit value at the last reading of
+ * its source.  What the source is is decided once, at creation:
+ *   - a host PMU (perf_event_open of PERF_TYPE_HARDWARE succeeds): one pinned
+ *     hardware event per counting guest counter, exclude_host (guest mode
+ *     only), exclude_user/exclude_kernel from the guest's privilege bits; an
+ *     i-mode counter samples with its overflow distance as the period;
+ *   - none (these machines, CI, most cloud VMs): the generic events that run at
+ *     the core clock -- cycles, ref-cycles -- advance with the vCPU thread's
+ *     task clock scaled by the guest's TSC frequency, so that a guest's cycles
+ *     counter follows its TSC while its thread runs; every other event counts
+ *     zero and is reported as not countable (counts are never invented).
+ * A register write only records the change; the syscalls it needs happen at
+ * the next entry (enter), once, and only for the counters whose configuration
+ * changed: a cache hit makes none.  The task clock is read without a system
+ * call while its thread has not been scheduled out since the last read (the
+ * lock word of its mmap page changes at every sched-in), so an MSR exit that
+ * reads a counter costs no syscall either.
  *
- * Overflow while the guest runs: the task clock's sample period
- * is armed, at each run_begin, to the distance of the first interrupt-enabled
- * counter to its overflow; the event then sends `signo` to the bound thread,
- * which makes KVM_RUN return -EINTR; run_end lands the count, and the sim
- * reports the overflow to the core, which raises the PMI that the glue injects
- * before the next entry.
+ * Overflow: the host event's overflow sends `signo` to the vCPU thread, which
+ * ends KVM_RUN with -EINTR; the VMM calls vpmu_vcpu_poll(), and poll reports
+ * every interrupt-enabled counter whose value passed its overflow point.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "../core.h"
-#include "sim.h"
+#include "perf_slot.h"
 
-/* Every generic event: the task clock stands in for all of them. */
-#define PERF_ALL_EVENTS ((1u << VPMU_EV_NR) - 1)
-/* "No overflow pending": a period the task clock never reaches in a run. */
-#define PERF_PERIOD_IDLE (1ull << 62)
-
-struct perf_slot {
-	int fd;               /* the bound thread's task clock, -1 until bound */
-	uint64_t at_begin;    /* its value at run_begin */
-	uint64_t period;      /* the sample period armed now */
-};
-
-struct vpmu_perf {
-	struct vpmu_sim *sim;
-	unsigned nr_cpus;
-	int signo;
-	char error[160];
-	struct perf_slot *slot;
-};
-
-static int perf_open_task_clock(uint64_t period)
+/* The generic events that run at the core clock, which the TSC-scaled task
+ * clock stands for without a host PMU.  (Bus cycles run at the bus clock, a
+ * ratio of the core's the host cannot know: not countable.) */
+static bool clock_class(int ev)
 {
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = period;
-	a.wakeup_events = 1;
-	/* pid 0, cpu -1: this thread, on whatever CPU it runs. */
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return ev == VPMU_EV_CYCLES || ev == VPMU_EV_REF_CYCLES;
 }
 
-/* The task clock's value; false if it could not be read (the caller then keeps
- * its last value, so a failed read loses that run's count instead of crediting
- * the thread's whole life at the next one). */
-static bool perf_read(const struct perf_slot *ps, uint64_t *v)
+/* ---- sources ---- */
+
+/* The counter's source now: the task clock scaled (events), or its event's count. */
+static bool source_read(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c,
+			uint64_t *now)
 {
-	return read(ps->fd, v, sizeof(*v)) == (ssize_t)sizeof(*v);
+	if (c->src == VPMU_COUNT_TASK_CLOCK) {
+		uint64_t ns;
+		if (!perf_guest_ns(p, s, &ns))
+			return false;
+		*now = perf_scale(ns, s->tsc_khz);
+		return true;
+	}
+	if (c->src == VPMU_COUNT_HARDWARE && c->fd >= 0)
+		return perf_event_count(p, s, c, now);
+	return false;
 }
 
-int vpmu_perf_bind(struct vpmu_perf *p, unsigned cpu)
+/* Land the counter's count in value, and restart it from there: every
+ * successful reading is kept, so a source that fails later (a pinned event
+ * the host stops scheduling) leaves the counter at its last value. */
+static void ctr_fold(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c)
 {
-	if (!p || cpu >= p->nr_cpus)
-		return -EINVAL;
-	struct perf_slot *ps = &p->slot[cpu];
-	if (ps->fd >= 0)
-		return -EBUSY;
-	int fd = perf_open_task_clock(PERF_PERIOD_IDLE);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(p->error, sizeof(p->error),
-			 "perf_event_open(task-clock) refused: %s (see /proc/sys/kernel/perf_event_paranoid)",
-			 strerror(e));
-		return -e;
-	}
-	/* The overflow is a signal to this very thread (not the process): it is the
-	 * one inside KVM_RUN that must be kicked out. */
-	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = (pid_t)syscall(SYS_gettid) };
-	if (fcntl(fd, F_SETOWN_EX, &owner) < 0 || fcntl(fd, F_SETSIG, p->signo) < 0 ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) < 0) {
-		int e = errno;
-		snprintf(p->error, sizeof(p->error), "perf event overflow signal setup failed: %s",
-			 strerror(e));
-		close(fd);
-		return -e;
-	}
-	ps->fd = fd;
-	ps->period = PERF_PERIOD_IDLE;
-	return 0;
-}
-
-static void perf_run_begin(void *ctx, unsigned cpu)
-{
-	struct vpmu_perf *p = ctx;
-	if (cpu >= p->nr_cpus || p->slot[cpu].fd < 0)
-		return;
-	struct perf_slot *ps = &p->slot[cpu];
-	uint64_t d = vpmu_sim_irq_distance(p->sim, cpu, PERF_ALL_EVENTS);
-	if (d == UINT64_MAX)
-		d = PERF_PERIOD_IDLE;
-	/* Setting the period restarts the clock's timer from now, so re-arm each
-	 * run while an overflow is due; leave an idle timer alone. */
-	if (d != PERF_PERIOD_IDLE || ps->period != PERF_PERIOD_IDLE) {
-		uint64_t period = d ? d : 1;
-		if (ioctl(ps->fd, PERF_EVENT_IOC_PERIOD, &period) == 0)
-			ps->period = d;
-	}
 	uint64_t now;
-	if (perf_read(ps, &now))
-		ps->at_begin = now;
+	if (source_read(p, s, c, &now)) {
+		c->value += now - c->at;
+		c->at = now;
+	}
 }
 
-static void perf_run_end(void *ctx, unsigned cpu)
+/* What counter c holds now (64 bits, never wrapped). */
+static uint64_t ctr_value(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c)
 {
-	struct vpmu_perf *p = ctx;
-	if (cpu >= p->nr_cpus || p->slot[cpu].fd < 0)
-		return;
-	struct perf_slot *ps = &p->slot[cpu];
-	uint64_t now;
-	if (!perf_read(ps, &now))
-		return;
-	if (now > ps->at_begin)
-		vpmu_sim_advance(p->sim, cpu, PERF_ALL_EVENTS, now - ps->at_begin,
-				 VPMU_PRIV_USER | VPMU_PRIV_KERNEL);
-	ps->at_begin = now;
+	ctr_fold(p, s, c);
+	return c->value;
+}
+
+/* The value at which counter c next overflows: the wrap at the model's width
+ * (x86), or its MSB becoming 1 (PowerPC: VPMU_CAP_OVF_ON_MSB). */
+static uint64_t next_overflow(const struct perf_slot *s, uint64_t value)
+{
+	uint64_t v = value & s->mask;
+	if (s->msb) {
+		uint64_t msb = (s->mask >> 1) + 1;
+		return v < msb ? value + (msb - v) : value + (s->mask - v) + 1 + msb;
+	}
+	return value + (s->mask - v) + 1;
+}
+
+/* ---- register-level ops (backend.h) ---- */
+
+/* Another model's registers do not carry over: start from reset. */
+static struct perf_slot *slot_for(struct vpmu_perf *p, unsigned cpu, const struct vpmu_model *m)
+{
+	if (cpu >= p->nr_cpus)
+		return NULL;
+	struct perf_slot *s = &p->slot[cpu];
+	if (s->model != m) {
+		perf_slot_reset(p, s);
+		s->model = m;
+		s->width = m->ctr_width;
+		s->mask = vpmu_width_mask(m->ctr_width);
+		s->msb = m->caps & VPMU_CAP_OVF_ON_MSB;
+	}
+	return s;
+}
+
+/* How this host counts generic event ev on slot s (VPMU_COUNT_NONE: not at all). */
+static enum vpmu_count_source source_of(const struct vpmu_perf *p, const struct perf_slot *s,
+					int ev)
+{
+	if (ev < 0)
+		return VPMU_COUNT_NONE;
+	if (p->host_pmu)
+		return VPMU_COUNT_HARDWARE;
+	if (clock_class(ev) && s->clock_fd >= 0 && s->tsc_khz)
+		return VPMU_COUNT_TASK_CLOCK;
+	return VPMU_COUNT_NONE;
 }
 
 static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned slot,
 			    uint64_t value)
 {
-	vpmu_sim_ops.write_ctrl(((struct vpmu_perf *)ctx)->sim, cpu, m, slot, value);
+	struct vpmu_perf *p = ctx;
+	struct perf_slot *s = slot_for(p, cpu, m);
+	if (!s || slot >= VPMU_MAX_CTRL_SLOTS)
+		return;
+	if (s->ctrl[slot] == value)
+		return;
+	s->ctrl[slot] = value;
+	/* One image may steer several counters (a P5 CESR, a P4 ESCR): decode each,
+	 * and touch only those whose configuration changed. */
+	for (unsigned pmc = 0; pmc < m->nr_ctrs && pmc < VPMU_MAX_CTRS; pmc++) {
+		struct perf_ctr *c = &s->ctr[pmc];
+		unsigned priv;
+		bool irq;
+		int ev = vpmu_model_decode_ctr(m, s->ctrl, pmc, &priv, &irq);
+		if (!priv)
+			ev = VPMU_EV_NONE;
+		enum vpmu_count_source src = source_of(p, s, ev);
+		if (ev == c->event && priv == c->priv && irq == c->irq && src == c->src)
+			continue;
+		/* The old configuration's count stays in the value; the new one
+		 * counts on from there. */
+		ctr_fold(p, s, c);
+		uint64_t old_ovf = c->ovf_at;
+		c->event = ev;
+		c->priv = priv;
+		c->irq = irq;
+		c->src = src;
+		if (irq && src != VPMU_COUNT_NONE)
+			s->irq_mask |= 1u << pmc;
+		else
+			s->irq_mask &= ~(1u << pmc);
+		c->refused = false;
+		if (irq)
+			c->ovf_at = next_overflow(s, c->value);
+		if (p->host_pmu) {
+			/* The event is closed and opened again at the next entry only if
+			 * what it counts changed: perfctr's isuspend stops an i-mode
+			 * counter by a control write that write_control undoes, and the
+			 * open event has counted nothing meanwhile (the guest was not
+			 * running, and it counts guest mode only), so it just goes on. */
+			bool want = src == VPMU_COUNT_HARDWARE;
+			bool same = want && c->fd >= 0 && ev == c->fd_event && priv == c->fd_priv &&
+				    irq == c->fd_irq;
+			c->reopen = !same && (want || c->fd >= 0);
+			if (same && irq && c->ovf_at != old_ovf)
+				c->rearm = true;
+		} else if (src == VPMU_COUNT_TASK_CLOCK) {
+			uint64_t ns;
+			if (perf_guest_ns(p, s, &ns))
+				c->at = perf_scale(ns, s->tsc_khz);
+		}
+		s->pending = true;
+	}
 }
 
 static void perf_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc,
 			   uint64_t value)
 {
-	vpmu_sim_ops.write_ctr(((struct vpmu_perf *)ctx)->sim, cpu, m, pmc, value);
+	struct vpmu_perf *p = ctx;
+	struct perf_slot *s = slot_for(p, cpu, m);
+	if (!s || pmc >= VPMU_MAX_CTRS)
+		return;
+	struct perf_ctr *c = &s->ctr[pmc];
+	ctr_fold(p, s, c);
+	/* A write loads the model-width value (backend.h), as the sim's does:
+	 * the core's next difference starts from it.  perfctr's iresume writes an
+	 * i-mode counter back with the value it holds: then only the laps above
+	 * the width go, and its overflow point (the host's period) stays where
+	 * it was relative to the value. */
+	uint64_t v = value & s->mask;
+	if (v == (c->value & s->mask)) {
+		uint64_t laps = c->value - v;
+		c->value = v;
+		c->ovf_at = c->ovf_at > laps ? c->ovf_at - laps : 0;
+		return;
+	}
+	c->value = v;
+	if (c->irq) {
+		c->ovf_at = next_overflow(s, c->value);
+		c->rearm = true;
+		s->pending = true;
+	}
 }
 
 static uint64_t perf_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc)
 {
-	return vpmu_sim_ops.read_ctr(((struct vpmu_perf *)ctx)->sim, cpu, m, pmc);
+	struct vpmu_perf *p = ctx;
+	if (cpu >= p->nr_cpus || pmc >= VPMU_MAX_CTRS)
+		return 0;
+	struct perf_slot *s = &p->slot[cpu];
+	/* A reading changes nothing: another model's registers read as reset. */
+	if (s->model != m)
+		return 0;
+	return ctr_value(p, s, &s->ctr[pmc]);
+}
+
+/* ---- entry and poll ---- */
+
+static void perf_enter(void *ctx, unsigned cpu)
+{
+	struct vpmu_perf *p = ctx;
+	if (cpu >= p->nr_cpus)
+		return;
+	struct perf_slot *s = &p->slot[cpu];
+	if (!s->pending)
+		return;
+	s->pending = false;
+	if (p->host_pmu) {
+		for (unsigned pmc = 0; pmc < VPMU_MAX_CTRS; pmc++) {
+			struct perf_ctr *c = &s->ctr[pmc];
+			if (c->reopen || c->rearm)
+				perf_hw_apply(p, s, c, pmc, ctr_value(p, s, c));
+		}
+		return;
+	}
+	/* The task clock interrupts at the first overflow among its counters
+	 * (their values: what the guest's clock stood at during the exit). */
+	uint64_t best = UINT64_MAX;
+	for (uint32_t m = s->irq_mask; m; m &= m - 1) {
+		struct perf_ctr *c = &s->ctr[__builtin_ctz(m)];
+		c->rearm = false;
+		if (c->src == VPMU_COUNT_TASK_CLOCK) {
+			uint64_t v = ctr_value(p, s, c);
+			uint64_t d = c->ovf_at > v ? c->ovf_at - v : 1;
+			if (d < best)
+				best = d;
+		}
+	}
+	perf_guest_resume(p, s);
+	perf_clock_arm(p, s, best);
+}
+
+static void perf_poll(void *ctx, unsigned cpu)
+{
+	struct vpmu_perf *p = ctx;
+	if (cpu >= p->nr_cpus)
+		return;
+	struct perf_slot *s = &p->slot[cpu];
+	uint64_t ovf = 0, ns;
+	/* The task clock's timer fired (its deadline passed): it is periodic, so
+	 * arm it again for what is due now. */
+	if (s->deadline && perf_guest_ns(p, s, &ns) && s->frozen_raw >= s->deadline) {
+		s->deadline = 0;
+		s->pending = true;
+	}
+	for (uint32_t m = s->irq_mask; m; m &= m - 1) {
+		unsigned pmc = (unsigned)__builtin_ctz(m);
+		struct perf_ctr *c = &s->ctr[pmc];
+		uint64_t v = ctr_value(p, s, c);
+		if (v < c->ovf_at)
+			continue;
+		ovf |= 1ull << pmc;
+		/* The next overflow is a full lap later. */
+		while (c->ovf_at <= v)
+			c->ovf_at += s->mask + 1;   /* widths are below 64 bits */
+		c->rearm = true;
+		s->pending = true;
+	}
+	if (ovf && p->host)
+		vpmu_host_overflow(p->host, cpu, ovf);
+}
+
+static enum vpmu_count_source perf_event_source(void *ctx, enum vpmu_event ev, const char **why)
+{
+	struct vpmu_perf *p = ctx;
+	if (p->host_pmu) {
+		*why = "a host PMU event in guest mode (perf_event, exclude_host)";
+		return VPMU_COUNT_HARDWARE;
+	}
+	if (clock_class(ev) && !p->clock_refused) {
+		*why = "the vCPU thread's task clock scaled by the guest's TSC frequency (no host PMU)";
+		return VPMU_COUNT_TASK_CLOCK;
+	}
+	*why = clock_class(ev) ? p->clock_why : p->pmu_why;
+	return VPMU_COUNT_NONE;
 }
 
 static const struct vpmu_backend_ops perf_ops = {
@@ -161,56 +312,13 @@ static const struct vpmu_backend_ops perf_ops = {
 	.write_ctrl = perf_write_ctrl,
 	.write_ctr = perf_write_ctr,
 	.read_ctr = perf_read_ctr,
-	.run_begin = perf_run_begin,
-	.run_end = perf_run_end,
+	.enter = perf_enter,
+	.poll = perf_poll,
+	.event_source = perf_event_source,
 };
-
-int vpmu_perf_create(unsigned nr_cpus, int signo, struct vpmu_perf **out)
-{
-	if (!out || nr_cpus == 0 || nr_cpus > VPMU_MAX_HOST_CPUS || signo <= 0)
-		return -EINVAL;
-	struct vpmu_perf *p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->slot = calloc(nr_cpus, sizeof(*p->slot));
-	int r = p->slot ? vpmu_sim_create(nr_cpus, &p->sim) : -ENOMEM;
-	if (r < 0) {
-		free(p->slot);
-		free(p);
-		return r;
-	}
-	for (unsigned i = 0; i < nr_cpus; i++)
-		p->slot[i].fd = -1;
-	p->nr_cpus = nr_cpus;
-	p->signo = signo;
-	*out = p;
-	return 0;
-}
-
-void vpmu_perf_destroy(struct vpmu_perf *p)
-{
-	if (!p)
-		return;
-	for (unsigned i = 0; i < p->nr_cpus; i++)
-		if (p->slot[i].fd >= 0)
-			close(p->slot[i].fd);
-	vpmu_sim_destroy(p->sim);
-	free(p->slot);
-	free(p);
-}
 
 void vpmu_perf_backend(struct vpmu_perf *p, struct vpmu_backend *out)
 {
 	out->ops = &perf_ops;
 	out->ctx = p;
-}
-
-void vpmu_perf_attach(struct vpmu_perf *p, struct vpmu_host *host) { vpmu_sim_attach(p->sim, host); }
-
-const char *vpmu_perf_error(const struct vpmu_perf *p) { return p->error; }
-
-const char *vpmu_perf_source(const struct vpmu_perf *p)
-{
-	(void)p;
-	return "task-clock";
 }

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "../core.h"
-#include "sim.h"
 
 struct sim_cpu {
 	/* Host register writes on this CPU: per CPU, because vCPUs switched in on
@@ -27,6 +26,9 @@ struct sim_cpu {
 	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
 	uint64_t ctr[VPMU_MAX_CTRS];
 };
+
+static void sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64_t count,
+			unsigned priv_mask);
 
 struct vpmu_sim {
 	unsigned nr_cpus;
@@ -80,7 +82,7 @@ static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m
 	return c->model == m ? c->ctr[pmc] : 0;
 }
 
-const struct vpmu_backend_ops vpmu_sim_ops = {
+static const struct vpmu_backend_ops sim_ops = {
 	.name = "sim",
 	.write_ctrl = sim_write_ctrl,
 	.write_ctr = sim_write_ctr,
@@ -114,7 +116,7 @@ void vpmu_sim_destroy(struct vpmu_sim *s)
 
 void vpmu_sim_backend(struct vpmu_sim *s, struct vpmu_backend *out)
 {
-	out->ops = &vpmu_sim_ops;
+	out->ops = &sim_ops;
 	out->ctx = s;
 }
 
@@ -126,12 +128,14 @@ int vpmu_sim_tick(struct vpmu_sim *s, unsigned cpu, enum vpmu_event ev, uint64_t
 	if (!s || cpu >= s->nr_cpus || (unsigned)ev >= VPMU_EV_NR ||
 	    (mode != VPMU_MODE_USER && mode != VPMU_MODE_KERNEL))
 		return -EINVAL;
-	vpmu_sim_advance(s, cpu, 1u << ev, count, 1u << mode);
+	sim_advance(s, cpu, 1u << ev, count, 1u << mode);
 	return 0;
 }
 
-void vpmu_sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64_t count,
-		      unsigned priv_mask)
+/* `count` events of every generic event in ev_mask (bit = enum vpmu_event) at
+ * the privileges in priv_mask (VPMU_PRIV_*), reporting overflows to the host. */
+static void sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64_t count,
+			unsigned priv_mask)
 {
 	struct sim_cpu *c = &s->cpu[cpu];
 	const struct vpmu_model *m = c->model;
@@ -158,33 +162,6 @@ void vpmu_sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint64
 	}
 	if (ovf && s->host)
 		vpmu_host_overflow(s->host, cpu, ovf);
-}
-
-uint64_t vpmu_sim_irq_distance(const struct vpmu_sim *s, unsigned cpu, unsigned ev_mask)
-{
-	const struct sim_cpu *c = &s->cpu[cpu];
-	const struct vpmu_model *m = c->model;
-	uint64_t best = UINT64_MAX;
-	if (!m)
-		return best;
-	uint64_t mask = vpmu_width_mask(m->ctr_width);
-	for (unsigned pmc = 0; pmc < m->nr_ctrs; pmc++) {
-		unsigned priv;
-		bool irq;
-		int ev = vpmu_model_decode_ctr(m, c->ctrl, pmc, &priv, &irq);
-		if (ev < 0 || !irq || !priv || !(ev_mask & (1u << ev)))
-			continue;
-		uint64_t d, val = c->ctr[pmc] & mask;
-		if (m->caps & VPMU_CAP_OVF_ON_MSB) { /* to the MSB becoming 1; a negative counter waits a full lap */
-			uint64_t msb = 1ull << (m->ctr_width - 1);
-			d = val < msb ? msb - val : (mask - val) + 1 + msb;
-		} else {
-			d = (mask - val) + 1;
-		}
-		if (d < best)
-			best = d;
-	}
-	return best;
 }
 
 /* Totals over the host CPUs: read them while no vCPU thread is switched in. */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf backend's state (perf.c: the backend ops; perf_slot.c: creation,
+ * binding, the task clock, the host events and their refusals).  One slot per
+ * host CPU slot, that is per vCPU thread: only that thread touches it, except
+ * for the statistics, which are read and added atomically.
+ */
+#ifndef VPMU_BACKENDS_PERF_SLOT_H
+#define VPMU_BACKENDS_PERF_SLOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../model.h"
+#include "perf_sys.h"
+
+/* One guest counter, as this host counts it. */
+struct perf_ctr {
+	int event;            /* generic event, VPMU_EV_NONE when it counts nothing */
+	unsigned priv;        /* VPMU_PRIV_*; 0: disabled */
+	bool irq;             /* overflow interrupt enabled */
+	bool reopen;          /* hardware: (re)open its event at the next entry */
+	bool rearm;           /* its overflow point moved: arm again at the next entry */
+	bool refused;         /* the host refused its event: it counts nothing */
+	enum vpmu_count_source src;
+	int fd;               /* hardware: its perf event, -1 */
+	int fd_event;         /* what the open event counts */
+	unsigned fd_priv;
+	bool fd_irq;
+	uint64_t value;       /* its value (64 bits, never wrapped) when the source read `at` */
+	uint64_t at;          /* the source's reading then (events) */
+	uint64_t ovf_at;      /* i-mode: the value of its next overflow */
+};
+
+struct perf_slot {
+	const struct vpmu_model *model;  /* whose register layout the images use */
+	unsigned width;
+	uint64_t mask;                   /* the model's counter width */
+	bool msb;                        /* overflow at the MSB (PowerPC) */
+	bool pending;                    /* enter has work */
+	uint32_t irq_mask;               /* counters that interrupt and count (poll, enter) */
+	bool bound;                      /* its thread called vpmu_perf_bind */
+	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
+	struct perf_ctr ctr[VPMU_MAX_CTRS];
+	/* Without a host PMU: the bound thread's task clock. */
+	int clock_fd;
+	uint32_t tsc_khz;
+	const volatile uint32_t *lock;   /* its mmap page's lock word, or NULL */
+	bool synced;                     /* clock_at/mono_at/lock_seen hold a reading */
+	uint32_t lock_seen;
+	uint64_t clock_at, mono_at;      /* the clock read by read(2), and CLOCK_MONOTONIC then */
+	/* The guest's clock: the task clock less the thread's time out of the
+	 * guest since the first reading of each exit (perf_guest_ns). */
+	bool frozen;                     /* out of the guest: it stands at frozen_raw - excluded */
+	uint64_t frozen_raw;             /* the task clock when it froze */
+	uint64_t excluded;               /* task-clock ns spent out of the guest */
+	uint64_t armed;                  /* the sample period armed (PERF_PERIOD_IDLE: none) */
+	uint64_t deadline;               /* the task clock (ns) it fires at; 0: unknown */
+	struct vpmu_perf_stats stats;    /* atomic adds */
+};
+
+struct vpmu_perf {
+	const struct vpmu_perf_sys *sys;
+	struct vpmu_host *host;
+	unsigned nr_cpus;
+	int signo;
+	bool host_pmu;                   /* hardware events; else the task clock */
+	bool clock_refused;              /* a slot's task clock was refused */
+	char pmu_why[160];               /* why there is no host PMU */
+	char clock_why[160];             /* why the clock was refused */
+	char error[200];                 /* the last refusal, in words */
+	unsigned logged;                 /* refusal causes logged (atomic) */
+	vpmu_perf_log_fn *log;
+	void *log_arg;
+	struct perf_slot *slot;
+};
+
+/* "No overflow due": a period the task clock never reaches. */
+#define PERF_PERIOD_IDLE (1ull << 62)
+
+void perf_slot_reset(struct vpmu_perf *p, struct perf_slot *s);
+/* The task clock of slot s in ns: false if it has none or cannot be read. */
+bool perf_clock_ns(struct vpmu_perf *p, struct perf_slot *s, uint64_t *ns);
+/* The guest's clock of slot s in ns: the task clock, standing still from the
+ * first reading after an exit until the next entry (perf_guest_resume).  false
+ * if it has none or cannot be read. */
+bool perf_guest_ns(struct vpmu_perf *p, struct perf_slot *s, uint64_t *ns);
+/* At an entry: the guest's clock runs again; the time since it froze was the VMM's. */
+void perf_guest_resume(struct vpmu_perf *p, struct perf_slot *s);
+/* Arm the task clock to interrupt after `events` guest events (UINT64_MAX: none). */
+void perf_clock_arm(struct vpmu_perf *p, struct perf_slot *s, uint64_t events);
+/* A hardware counter's event count: false if it has none or it cannot be read
+ * (a refusal then recorded, and the counter counts nothing from here). */
+bool perf_event_count(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c,
+		      uint64_t *count);
+/* At an entry: open, close or re-arm counter pmc's hardware event as its
+ * configuration says; `value` is what it holds now. */
+void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c, unsigned pmc,
+		   uint64_t value);
+
+/* ns of task clock as guest events at tsc_khz (TSC ticks per ms). */
+static inline uint64_t perf_scale(uint64_t ns, uint32_t tsc_khz)
+{
+	return (uint64_t)((unsigned __int128)ns * tsc_khz / 1000000u);
+}
+
+#endif
