@@ -258,9 +258,16 @@ static int hw_fd(uint64_t config)
 	return -1;
 }
 
-/* The guest ran: the event on fd counted n more. */
+/* The vCPU the test runs (world_up). */
+static struct vpmu_vcpu *guest_vcpu;
+
+/* The guest ran: the VMM entered it (vpmu_vcpu_enter: an event's count moves
+ * only while the guest runs, and the backend reads each count once per exit),
+ * and the event on fd counted n more before the next exit. */
 static void advance(int fd, uint64_t n)
 {
+	if (guest_vcpu && vpmu_vcpu_running(guest_vcpu, NULL))
+		vpmu_vcpu_enter(guest_vcpu);
 	struct fake_fd *f = fd_get(fd);
 	if (f && f->open)
 		f->count += n;
@@ -363,12 +370,14 @@ static bool world_up(struct world *w, int probe_errno, const char *name)
 	int r2 = r ? r : vpmu_vcpu_create(w->vm, 0, &w->v);
 	int r3 = r2 ? r2 : vpmu_vcpu_switch_in(w->v, 0);
 	ok(r3 == 0, "%s: P6 VM, vCPU 0 switched in on host CPU 0: expected 0, seen %d", name, r3);
+	guest_vcpu = r3 == 0 ? w->v : NULL;
 	mark = D.calls;
 	return r3 == 0;
 }
 
 static void world_down(struct world *w, const char *name)
 {
+	guest_vcpu = NULL;
 	if (w->v)
 		vpmu_vcpu_switch_out(w->v);
 	if (w->vm)
@@ -561,6 +570,10 @@ static void test_attributes_and_syscalls(void)
 			     out.close + in.close + ent.close, out.signal + in.signal + ent.signal, 0, 0 };
 	check_calls(sum, 0, 0, 0, "an a-mode cache-hit switch pair and entry open, close and re-arm "
 		    "nothing");
+	check_eq(all_calls(in) + all_calls(ent), 0, "the cache-hit switch-in and the entry after it "
+		 "make no system call at all (%u read)", in.read + ent.read);
+	ok(out.read <= 2, "the switch-out reads each counting event at most once: expected <= 2 "
+	   "read(2)s, seen %u", out.read);
 	check_eq(rd(v, PERFCTR0), 12400, "PERFCTR0 unchanged by the switch pair");
 	check_eq(rd(v, PERFCTR1), 420, "PERFCTR1 unchanged by the switch pair (411 + 9 branches: "
 		 "a new event select does not clear the counter)");
@@ -657,6 +670,8 @@ static void test_imode(void)
 			     out.close + in.close + ent.close, out.signal + in.signal + ent.signal, 0, 0 };
 	check_calls(sum, 0, 0, 0, "an i-mode cache-hit switch pair and entry open, close and re-arm "
 		    "nothing (the guest's configuration did not change)");
+	check_eq(all_calls(in) + all_calls(ent), 0, "i-mode: the cache-hit switch-in and the entry "
+		 "after it make no system call at all (%u read)", in.read + ent.read);
 	check_eq(rd(v, PERFCTR0), before, "PERFCTR0 unchanged by the switch pair");
 	fd0 = hw_fd(PERF_COUNT_HW_CPU_CYCLES);
 	advance(fd0, 23);
@@ -803,11 +818,13 @@ static void test_refusals(void)
 	advance(fd1, 100);
 	check_eq(rd(v, PERFCTR1), 100, "the retried counter counts");
 
-	/* End of file: the host could not schedule the pinned event. */
+	/* End of file: the host could not schedule the pinned event (seen at the
+	 * first read after the guest ran again). */
 	struct vpmu_perf_stats s0 = stats(&w);
 	struct fake_fd *f1 = fd_get(fd1);
 	if (f1)
 		f1->eof = true;
+	vpmu_vcpu_enter(v);
 	since();
 	uint64_t held = rd(v, PERFCTR1);
 	c = since();

@@ -60,8 +60,20 @@ static bool source_read(struct vpmu_perf *p, struct perf_slot *s, struct perf_ct
 		*now = perf_scale(ns, s->tsc_khz);
 		return true;
 	}
-	if (c->src == VPMU_COUNT_HARDWARE && c->fd >= 0)
-		return perf_event_count(p, s, c, now);
+	if (c->src == VPMU_COUNT_HARDWARE && c->fd >= 0) {
+		/* An exclude_host event counts only while the guest runs: between an
+		 * exit and the next entry one read(2) per counter is enough (a
+		 * switch pair reads nothing twice). */
+		uint32_t bit = 1u << (c - s->ctr);
+		if (!(s->hw_read & bit)) {
+			if (!perf_event_count(p, s, c, &c->hw_count))
+				return false;
+			s->hw_read |= bit;
+			s->pending = true;   /* the entry forgets the readings */
+		}
+		*now = c->hw_count;
+		return true;
+	}
 	return false;
 }
 
@@ -243,6 +255,7 @@ static void perf_enter(void *ctx, unsigned cpu)
 			if (c->reopen || c->rearm)
 				perf_hw_apply(p, s, c, pmc, ctr_value(p, s, c));
 		}
+		s->hw_read = 0;   /* the guest runs: its counts move again */
 		return;
 	}
 	/* The task clock interrupts at the first overflow among its counters

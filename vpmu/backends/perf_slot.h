@@ -30,6 +30,7 @@ struct perf_ctr {
 	uint64_t value;       /* its value (64 bits, never wrapped) when the source read `at` */
 	uint64_t at;          /* the source's reading then (events) */
 	uint64_t ovf_at;      /* i-mode: the value of its next overflow */
+	uint64_t hw_count;    /* hardware: its event's count at the last read(2) */
 };
 
 struct perf_slot {
@@ -39,6 +40,8 @@ struct perf_slot {
 	bool msb;                        /* overflow at the MSB (PowerPC) */
 	bool pending;                    /* enter has work */
 	uint32_t irq_mask;               /* counters that interrupt and count (poll, enter) */
+	uint32_t hw_read;                /* hardware counters read since the last entry: their
+	                                    count stands until the guest runs again */
 	bool bound;                      /* its thread called vpmu_perf_bind */
 	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
 	struct perf_ctr ctr[VPMU_MAX_CTRS];
