@@ -1,9 +1,9 @@
 # libFuzzer targets (make fuzz; tests/fuzz.t runs them briefly under make check).
 #   make -f fuzz/fuzz.mk            build every target and run each for FUZZ_SECONDS
 #   make -f fuzz/fuzz.mk build      build only (build/fuzz/fuzz_reg_access, fuzz_trace,
-#                                   fuzz_call, fuzz_host_access)
+#                                   fuzz_call, fuzz_host_access, fuzz_image)
 #   make -f fuzz/fuzz.mk run-call   one target (run-reg-access, run-trace, run-call,
-#                                   run-host-access)
+#                                   run-host-access, run-image)
 # A crash leaves its input as build/fuzz/crash-* (leak-*, timeout-*) and fails the run;
 # replay it with: build/fuzz/fuzz_trace build/fuzz/crash-...
 CLANG        ?= clang
@@ -29,9 +29,10 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 # memory blow-up as well; leaks are reported (ASan's LSan is on by default).
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FB)/ -print_final_stats=1
 
-.PHONY: all build run run-reg-access run-trace run-call run-host-access
+.PHONY: all build run run-reg-access run-trace run-call run-host-access run-image
 all: run
-build: $(FB)/fuzz_reg_access $(FB)/fuzz_trace $(FB)/fuzz_call $(FB)/fuzz_host_access
+build: $(FB)/fuzz_reg_access $(FB)/fuzz_trace $(FB)/fuzz_call $(FB)/fuzz_host_access \
+	$(FB)/fuzz_image
 
 $(FB)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -49,7 +50,10 @@ $(FB)/fuzz_call: $(FB)/obj/fuzz/fuzz_call.o $(LIB_OBJ)
 $(FB)/fuzz_host_access: $(FB)/obj/fuzz/fuzz_host_access.o $(LIB_OBJ)
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
 
-run: run-reg-access run-trace run-call run-host-access
+$(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/guest_boot.o
+	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^
+
+run: run-reg-access run-trace run-call run-host-access run-image
 
 # The corpus directory keeps what earlier runs found (libFuzzer adds new inputs to
 # the first directory it is given); no seeds are needed: the header bytes pick the
@@ -80,3 +84,10 @@ run-host-access: $(FB)/fuzz_host_access
 	@mkdir -p $(FB)/corpus/host_access
 	$(FB)/fuzz_host_access $(FUZZ_OPTS) -max_len=512 -max_total_time=$(FUZZ_SECONDS) \
 		$(FB)/corpus/host_access
+
+# vpmu-run's image loader (tools/guest_boot.c) on arbitrary files: flat,
+# multiboot with the a.out kludge, ELF32/ELF64, truncated headers.
+run-image: $(FB)/fuzz_image
+	@mkdir -p $(FB)/corpus/image
+	$(FB)/fuzz_image $(FUZZ_OPTS) -max_len=16384 -max_total_time=$(FUZZ_SECONDS) \
+		$(FB)/corpus/image

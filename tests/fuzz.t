@@ -5,8 +5,8 @@
 # VPMU_FUZZ_BUILD the build directory (default build/fuzz, fuzz/fuzz.mk's FB).
 SECS=${FUZZ_T_SECONDS:-10}
 FB=${VPMU_FUZZ_BUILD:-build/fuzz}
-TARGETS="fuzz_reg_access fuzz_trace fuzz_call fuzz_host_access"
-echo "1..5"
+TARGETS="fuzz_reg_access fuzz_trace fuzz_call fuzz_host_access fuzz_image"
+echo "1..6"
 
 # not_built: a "not ok" line for each target, after a failed build.
 not_built() {
@@ -36,7 +36,7 @@ else
 fi
 
 # Seeds for the trace fuzzer: the trace corpus and the malformed traces.
-mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2" "$tmp/c3" "$tmp/c4"
+mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2" "$tmp/c3" "$tmp/c4" "$tmp/c5"
 for f in $(find tests/traces tests/bad-traces -name '*.trace'); do
 	cp "$f" "$tmp/seed/$(echo "$f" | tr / _)"
 done
@@ -59,3 +59,11 @@ run 2 fuzz_reg_access -max_len=4096 "$tmp/c1"
 run 3 fuzz_trace -dict=fuzz/trace.dict "$tmp/c2" "$tmp/seed"
 run 4 fuzz_call -max_len=512 "$tmp/c3"
 run 5 fuzz_host_access -max_len=512 "$tmp/c4"
+# Seeds for the image loader: one image of each kind it loads (tests/guests/images.sh).
+. tests/guests/images.sh
+mkdir -p "$tmp/iseed"
+elfmb 1 96 - - b003e6f4f4 >"$tmp/iseed/elf32"
+elfmb 2 96 - - b003e6f4f4 >"$tmp/iseed/elf64"
+mbheader 0x10000 0x100000 0x100000 0 0 0x100000 >"$tmp/iseed/aout"
+printf '\364' >"$tmp/iseed/flat"
+run 6 fuzz_image -max_len=16384 "$tmp/c5" "$tmp/iseed"

@@ -29,7 +29,10 @@ for f in "$KB/bin/vpmu-run" "$GB/pmu-tests.bin"; do
 done
 
 # Tiny flat guests, loaded at 0x100000 in 32-bit protected mode (guest_abi.h).
+. tests/guests/images.sh
 printf '\260\003\346\364' >"$tmp/exit3.bin"                       # mov al,3; out 0xf4,al
+printf '\260\174\346\364' >"$tmp/exit124.bin"                     # mov al,124; out 0xf4,al
+elfmb 1 96 - - b003e6f4f4 >"$tmp/elf.bin"                        # ELF32 multiboot: mov al,3; out 0xf4,al; hlt
 printf '\146\272\370\003\260h\356\260i\356\260\n\356\260\000\346\364' >"$tmp/serial.bin" # "hi\n"; exit 0
 printf '\353\376' >"$tmp/spin.bin"                                # jmp $ (never exits)
 printf '\017\013' >"$tmp/ud2.bin"                                 # ud2 with no IDT: triple fault
@@ -44,6 +47,8 @@ printf '\270\360\377\377\177\347\360' >"$tmp/badcall.bin"                 # mov 
 	echo "pmu:p6-pentium-m:default --model p6 --cpumodel 13 --vcpus 2 --tap --timeout 60 pmu-tests.bin"
 	echo "pmu:p6-pentium-m:strict --model p6 --cpumodel 13 --strict --vcpus 2 --tap --timeout 60 pmu-tests.bin"
 	echo "exit3 --timeout 20 exit3.bin"
+	echo "exit124 --timeout 20 exit124.bin"
+	echo "elf --timeout 20 elf.bin"
 	echo "serial --timeout 20 serial.bin"
 	echo "spin --timeout 3 spin.bin"
 	echo "ud2 --timeout 20 ud2.bin"
@@ -51,7 +56,7 @@ printf '\270\360\377\377\177\347\360' >"$tmp/badcall.bin"                 # mov 
 } >"$tmp/runs.txt"
 
 scripts/kvm-env --timeout 540 --file "$KB/bin/vpmu-run" --file "$GB/pmu-tests.bin" \
-	--file "$tmp/exit3.bin" --file "$tmp/serial.bin" --file "$tmp/spin.bin" --file "$tmp/ud2.bin" \
+	--file "$tmp/exit3.bin" --file "$tmp/exit124.bin" --file "$tmp/elf.bin" --file "$tmp/serial.bin" --file "$tmp/spin.bin" --file "$tmp/ud2.bin" \
 	--file "$tmp/badcall.bin" \
 	--file "$tmp/runs.txt" --file tests/guests/suite.sh \
 	-- /bin/busybox sh suite.sh >"$tmp/all.out" 2>"$tmp/env.err"
@@ -88,6 +93,10 @@ for m in $MODELS p6-pentium-m; do
 done
 
 st=$(status_of exit3); [ "$st" = 3 ]; ok $? "a write of 3 to port 0xF4 is vpmu-run's exit status (got $st)"
+r=$tmp/run.exit124
+[ "$(status_of exit124)" = 126 ] && grep -q 'the guest exited with status 124, reported as 126' "$r/err" 2>/dev/null
+ok $? "a guest's status 124 is reported as 126, never as vpmu-run's timeout (got $(status_of exit124))" "$r/err"
+st=$(status_of elf); [ "$st" = 3 ]; ok $? "an ELF32 multiboot image (no a.out kludge) boots at its e_entry (got $st)" "$tmp/run.elf/err"
 r=$tmp/run.serial
 [ "$(status_of serial)" = 0 ] && [ "$(cat "$r/out" 2>/dev/null | head -n 1)" = hi ]
 ok $? "serial output on 0x3F8 reaches stdout" "$r/out"

@@ -21,10 +21,7 @@ check() { # check WANT-STATUS STDERR-REGEX DESCRIPTION -- ARGS...
 		sed 's/^/# /' "$tmp/err" | head -5
 	fi
 }
-# A multiboot header: magic, flags, checksum, then the a.out kludge fields.
-mbheader() { # FLAGS HEADER LOAD LOAD_END BSS_END ENTRY
-	perl -e 'my ($f,@a)=map { oct } @ARGV; print pack("V*", 0x1BADB002, $f, (-(0x1BADB002+$f)) & 0xffffffff, @a)' "$@"
-}
+. tests/guests/images.sh
 printf '\364' >"$tmp/flat.bin"   # hlt: a valid flat image
 
 check 2 '^usage: vpmu-run' "no image: usage, status 2" --
@@ -39,8 +36,20 @@ check 125 "cannot read guest image $tmp/missing.bin" "missing image file, status
 : >"$tmp/empty.bin"
 check 125 "cannot read guest image .*empty" "empty image refused" -- "$tmp/empty.bin"
 
-mbheader 0x3 0 0 0 0 0 >"$tmp/elf-mb.bin"
-check 125 'lacks the address fields \(flag bit 16\)' "multiboot header without the a.out kludge refused" -- "$tmp/elf-mb.bin"
+mbheader 0x3 0 0 0 0 0 >"$tmp/noelf-mb.bin"
+check 125 'not ELF: nothing says where to load it' "multiboot header without the a.out kludge in a non-ELF image refused" -- "$tmp/noelf-mb.bin"
+mbheader 0x10000 0x100000 >"$tmp/trunc.bin"
+check 125 'multiboot header at offset 0 is truncated: its address fields \(flag bit 16\) need 32 bytes, and the image ends 16 bytes after it' "truncated multiboot header reported as truncated" -- "$tmp/trunc.bin"
+{ head -c 8176 /dev/zero; mbheader 0x10000 0x100000 0x100000 0 0 0x100000; } >"$tmp/late.bin"
+check 125 'multiboot header at offset 8176 is truncated: .* the first 8192 bytes ends 16 bytes after it' "a header reaching past the first 8192 bytes is refused (Multiboot 3.1)" -- "$tmp/late.bin"
+elfmb 2 96 - - b003e6f4f4 >"$tmp/elf64.bin"
+check 125 'a 64-bit ELF multiboot image: multiboot loads 32-bit ELF only' "64-bit ELF multiboot image refused" -- "$tmp/elf64.bin"
+elfmb 1 96 4000 - b003e6f4f4 >"$tmp/elf-phoff.bin"
+check 125 'ELF program headers \(1 of 32 bytes at offset 4000\) lie outside the 101-byte image' "ELF program headers outside the file refused" -- "$tmp/elf-phoff.bin"
+elfmb 1 96 - 5000 b003e6f4f4 >"$tmp/elf-filesz.bin"
+check 125 'ELF segment 0 \(offset 0, 5000 bytes in the file, 9096 in memory\) does not fit the 101-byte image' "ELF segment beyond the file refused" -- "$tmp/elf-filesz.bin"
+elfmb 1 65536 - - b003e6f4f4 >"$tmp/elf-entry.bin"
+check 125 'entry point 0x110000 is outside the image \[0x100000, 0x101065\)' "ELF entry outside its segments refused" -- "$tmp/elf-entry.bin"
 mbheader 0x10000 0x100000 0x100000 0x200000 0 0x100000 >"$tmp/short.bin"
 check 125 'asks for 1048576 bytes but the image holds 32' "load_end beyond the file refused" -- "$tmp/short.bin"
 mbheader 0x10000 0x100000 0x100000 0 0 0x300000 >"$tmp/entry.bin"

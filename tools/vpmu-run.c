@@ -33,6 +33,7 @@
 #define KICK_SIGNAL SIGUSR1
 #define EXIT_TIMEOUT 124
 #define EXIT_VMM_ERROR 125
+#define EXIT_GUEST_HIGH 126   /* the guest's own status was 124 or more (stderr says which) */
 #define MAX_VCPUS 16
 
 struct opts {
@@ -85,11 +86,11 @@ static void usage(void)
 		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--strict]\n"
 		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
 		"                [--tap] [--append WORDS] IMAGE\n"
-		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot with the a.out kludge) under\n"
+		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32) under\n"
 		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them);\n"
 		"  --cpumodel/--stepping change the CPUID identity it presents.\n"
-		"  Exit status: the guest's (port 0xF4), 124 on --timeout (default 60 s), 125 on a\n"
-		"  VMM or KVM error, 2 on usage errors.\n");
+		"  Exit status: the guest's (port 0xF4) below 124, 126 for a guest status of 124 or\n"
+		"  more, 124 on --timeout (default 60 s), 125 on a VMM or KVM error, 2 on usage errors.\n");
 	exit(2);
 }
 
@@ -273,7 +274,13 @@ static void handle_io(struct vcpu_ctx *c)
 				fflush(c->rn->console);
 			pthread_mutex_unlock(&c->rn->lock);
 		} else if (port == VPMU_PORT_EXIT) {
-			finish(c->rn, (int)(v & 0xFF), NULL);
+			/* A guest's status must not read as vpmu-run's own (124, 125). */
+			int st = (int)(v & 0xFF);
+			if (st >= EXIT_TIMEOUT)
+				finish(c->rn, EXIT_GUEST_HIGH, "the guest exited with status %d, reported "
+				       "as %d (124 and 125 are vpmu-run's own)", st, EXIT_GUEST_HIGH);
+			else
+				finish(c->rn, st, NULL);
 		} else if (port == VPMU_PORT_UCALL && run->io.size == 4) {
 			ucall(c, v);
 		}

@@ -18,8 +18,10 @@
  * Ports (all OUT, from any vCPU):
  *   VPMU_PORT_SERIAL  8-bit: one byte of console output (a 16550 at 0x3F8; its
  *                     line-status register 0x3FD reads 0x60: always ready)
- *   VPMU_PORT_EXIT    8- or 32-bit: the guest is done; the value is vpmu-run's exit
- *                     status (0 = success).  The first write ends the whole VM.
+ *   VPMU_PORT_EXIT    8- or 32-bit: the guest is done; the low byte is vpmu-run's
+ *                     exit status (0 = success), except that 124 and above become
+ *                     126 (124 and 125 are vpmu-run's timeout and VMM error).  The
+ *                     first write ends the whole VM.
  *   VPMU_PORT_UCALL   32-bit: guest-physical address of a struct vpmu_ucall
  *
  * The command line: space-separated words, e.g.
