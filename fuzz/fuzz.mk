@@ -50,7 +50,8 @@ $(FB)/fuzz_call: $(FB)/obj/fuzz/fuzz_call.o $(LIB_OBJ)
 $(FB)/fuzz_host_access: $(FB)/obj/fuzz/fuzz_host_access.o $(LIB_OBJ)
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
 
-$(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/guest_boot.o
+$(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/guest_boot.o \
+		$(FB)/obj/tools/linux_boot.o
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^
 
 run: run-reg-access run-trace run-call run-host-access run-image
@@ -85,8 +86,9 @@ run-host-access: $(FB)/fuzz_host_access
 	$(FB)/fuzz_host_access $(FUZZ_OPTS) -max_len=512 -max_total_time=$(FUZZ_SECONDS) \
 		$(FB)/corpus/host_access
 
-# vpmu-run's image loader (tools/guest_boot.c) on arbitrary files: flat,
-# multiboot with the a.out kludge, ELF32/ELF64, truncated headers.
+# vpmu-run's image loaders (tools/guest_boot.c, linux_boot.c) on arbitrary
+# files: flat, multiboot with the a.out kludge, ELF32/ELF64, truncated headers,
+# bzImage setup headers.
 run-image: $(FB)/fuzz_image
 	@mkdir -p $(FB)/corpus/image
 	$(FB)/fuzz_image $(FUZZ_OPTS) -max_len=16384 -max_total_time=$(FUZZ_SECONDS) \
