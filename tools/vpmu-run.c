@@ -28,6 +28,7 @@
 #include "vpmu/vpmu.h"
 #include "../vmm-glue/guest_abi.h"
 #include "accounting.h"
+#include "dev_uart.h"
 #include "guest_boot.h"
 
 #define KICK_SIGNAL SIGUSR1
@@ -78,6 +79,8 @@ struct run {
 	char why[256];
 	unsigned cases, failed_cases;
 	FILE *console;   /* serial output: stdout, or stderr in --tap mode */
+	struct uart com1;  /* the serial port (under lock) */
+	bool com1_irq;     /* its interrupt line as last set with KVM_IRQ_LINE */
 };
 
 static void usage(void)
@@ -254,7 +257,33 @@ static void ucall(struct vcpu_ctx *c, uint32_t gpa)
 	pthread_mutex_unlock(&rn->lock);
 }
 
-/* Port I/O: a PC with a serial port, the exit port and the test port only. */
+/* COM1 (dev_uart.h): an access under the run's lock, what it prints to the
+ * console, and its interrupt line to the in-kernel PIC/IOAPIC when it moved. */
+static uint32_t com1_access(struct run *rn, unsigned off, bool in, uint8_t v)
+{
+	uint32_t r = 0;
+	pthread_mutex_lock(&rn->lock);
+	if (in) {
+		r = uart__in(&rn->com1, off);
+	} else {
+		int out = uart__out(&rn->com1, off, v);
+		if (out >= 0) {
+			fputc(out, rn->console);
+			if (out == '\n')
+				fflush(rn->console);
+		}
+	}
+	bool line = uart__irq_line(&rn->com1);
+	if (line != rn->com1_irq) {
+		struct kvm_irq_level irq = { .irq = UART_COM1_IRQ, .level = line };
+		if (ioctl(rn->vm, KVM_IRQ_LINE, &irq) == 0)
+			rn->com1_irq = line;
+	}
+	pthread_mutex_unlock(&rn->lock);
+	return r;
+}
+
+/* Port I/O: a PC with a serial port (COM1), the exit port and the test port only. */
 static void handle_io(struct vcpu_ctx *c)
 {
 	struct kvm_run *run = c->run;
@@ -263,16 +292,13 @@ static void handle_io(struct vcpu_ctx *c)
 	for (uint32_t k = 0; k < run->io.count; k++, data += run->io.size) {
 		uint32_t v = 0;
 		memcpy(&v, data, run->io.size < 4 ? run->io.size : 4);
+		bool com1 = port >= UART_COM1_BASE && port < UART_COM1_BASE + 8;
 		if (run->io.direction == KVM_EXIT_IO_IN) {
-			/* 16550 line status: transmitter empty and ready (guest_abi.h). */
-			uint32_t in = port == VPMU_PORT_SERIAL + 5 ? 0x60 : 0xFFFFFFFF;
+			uint32_t in = com1 ? com1_access(c->rn, port - UART_COM1_BASE, true, 0)
+					   : 0xFFFFFFFF;
 			memcpy(data, &in, run->io.size < 4 ? run->io.size : 4);
-		} else if (port == VPMU_PORT_SERIAL) {
-			pthread_mutex_lock(&c->rn->lock);
-			fputc((int)(v & 0xFF), c->rn->console);
-			if ((v & 0xFF) == '\n')
-				fflush(c->rn->console);
-			pthread_mutex_unlock(&c->rn->lock);
+		} else if (com1) {
+			com1_access(c->rn, port - UART_COM1_BASE, false, (uint8_t)v);
 		} else if (port == VPMU_PORT_EXIT) {
 			/* A guest's status must not read as vpmu-run's own (124, 125). */
 			int st = (int)(v & 0xFF);
@@ -631,6 +657,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &rn.o);
 	rn.kvm = rn.vm = -1;
 	rn.console = rn.o.tap ? stderr : stdout;
+	uart__init(&rn.com1);
 	pthread_mutex_init(&rn.lock, NULL);
 	pthread_cond_init(&rn.done_cv, NULL);
 

@@ -16,8 +16,9 @@
  * 1 MiB, flags bit 0); the LAPIC is at 0xFEE00000 (in-kernel irqchip).
  *
  * Ports (all OUT, from any vCPU):
- *   VPMU_PORT_SERIAL  8-bit: one byte of console output (a 16550 at 0x3F8; its
- *                     line-status register 0x3FD reads 0x60: always ready)
+ *   VPMU_PORT_SERIAL  8-bit: one byte of console output (COM1: a 16550A at
+ *                     0x3F8-0x3FF with its interrupt on IRQ 4, tools/dev_uart.h;
+ *                     its line-status register 0x3FD reads 0x60: always ready)
  *   VPMU_PORT_EXIT    8- or 32-bit: the guest is done; the low byte is vpmu-run's
  *                     exit status (0 = success), except that 124 and above become
  *                     126 (124 and 125 are vpmu-run's timeout and VMM error).  The
