@@ -33,6 +33,11 @@ done
 printf '\260\003\346\364' >"$tmp/exit3.bin"                       # mov al,3; out 0xf4,al
 printf '\260\174\346\364' >"$tmp/exit124.bin"                     # mov al,124; out 0xf4,al
 elfmb 1 96 - - b003e6f4f4 >"$tmp/elf.bin"                        # ELF32 multiboot: mov al,3; out 0xf4,al; hlt
+# CMOS register B (out 0x70,0x0B; in al,0x71) as the status: 2 (BCD, 24-hour) from
+# the clock, all-ones (255, reported as 126) without one.
+printf '\260\013\346\160\344\161\346\364' >"$tmp/cmos.bin"
+# Port 0x61 (in al,0x61): all-ones (status 3) unless KVM's PIT answers it (status 2).
+printf '\344\141\074\377\017\224\300\004\002\346\364' >"$tmp/pit.bin"
 printf '\146\272\370\003\260h\356\260i\356\260\n\356\260\000\346\364' >"$tmp/serial.bin" # "hi\n"; exit 0
 printf '\353\376' >"$tmp/spin.bin"                                # jmp $ (never exits)
 printf '\017\013' >"$tmp/ud2.bin"                                 # ud2 with no IDT: triple fault
@@ -49,6 +54,8 @@ printf '\270\360\377\377\177\347\360' >"$tmp/badcall.bin"                 # mov 
 	echo "exit3 --timeout 20 exit3.bin"
 	echo "exit124 --timeout 20 exit124.bin"
 	echo "elf --timeout 20 elf.bin"
+	echo "cmos --timeout 20 cmos.bin"
+	echo "pit --timeout 20 pit.bin"
 	echo "serial --timeout 20 serial.bin"
 	echo "spin --timeout 3 spin.bin"
 	echo "ud2 --timeout 20 ud2.bin"
@@ -56,7 +63,7 @@ printf '\270\360\377\377\177\347\360' >"$tmp/badcall.bin"                 # mov 
 } >"$tmp/runs.txt"
 
 scripts/kvm-env --timeout 540 --file "$KB/bin/vpmu-run" --file "$GB/pmu-tests.bin" \
-	--file "$tmp/exit3.bin" --file "$tmp/exit124.bin" --file "$tmp/elf.bin" --file "$tmp/serial.bin" --file "$tmp/spin.bin" --file "$tmp/ud2.bin" \
+	--file "$tmp/exit3.bin" --file "$tmp/exit124.bin" --file "$tmp/elf.bin" --file "$tmp/cmos.bin" --file "$tmp/pit.bin" --file "$tmp/serial.bin" --file "$tmp/spin.bin" --file "$tmp/ud2.bin" \
 	--file "$tmp/badcall.bin" \
 	--file "$tmp/runs.txt" --file tests/guests/suite.sh \
 	-- /bin/busybox sh suite.sh >"$tmp/all.out" 2>"$tmp/env.err"
@@ -97,6 +104,8 @@ r=$tmp/run.exit124
 [ "$(status_of exit124)" = 126 ] && grep -q 'the guest exited with status 124, reported as 126' "$r/err" 2>/dev/null
 ok $? "a guest's status 124 is reported as 126, never as vpmu-run's timeout (got $(status_of exit124))" "$r/err"
 st=$(status_of elf); [ "$st" = 3 ]; ok $? "an ELF32 multiboot image (no a.out kludge) boots at its e_entry (got $st)" "$tmp/run.elf/err"
+st=$(status_of cmos); [ "$st" = 2 ]; ok $? "the CMOS clock answers on 0x70/0x71: register B reads 0x02, BCD and 24-hour (got $st)" "$tmp/run.cmos/err"
+st=$(status_of pit); [ "$st" = 2 ]; ok $? "KVM's in-kernel PIT answers port 0x61 (got $st; 3: all-ones, no PIT)" "$tmp/run.pit/err"
 r=$tmp/run.serial
 [ "$(status_of serial)" = 0 ] && [ "$(cat "$r/out" 2>/dev/null | head -n 1)" = hi ]
 ok $? "serial output on 0x3F8 reaches stdout" "$r/out"

@@ -28,6 +28,7 @@
 #include "vpmu/vpmu.h"
 #include "../vmm-glue/guest_abi.h"
 #include "accounting.h"
+#include "dev_rtc.h"
 #include "dev_uart.h"
 #include "guest_boot.h"
 
@@ -80,6 +81,7 @@ struct run {
 	unsigned cases, failed_cases;
 	FILE *console;   /* serial output: stdout, or stderr in --tap mode */
 	struct uart com1;  /* the serial port (under lock) */
+	struct rtc cmos;   /* the CMOS clock (under lock) */
 	bool com1_irq;     /* its interrupt line as last set with KVM_IRQ_LINE */
 };
 
@@ -283,7 +285,20 @@ static uint32_t com1_access(struct run *rn, unsigned off, bool in, uint8_t v)
 	return r;
 }
 
-/* Port I/O: a PC with a serial port (COM1), the exit port and the test port only. */
+static uint32_t cmos_access(struct run *rn, unsigned port, bool in, uint8_t v)
+{
+	uint32_t r = 0;
+	pthread_mutex_lock(&rn->lock);
+	if (in)
+		r = rtc__in(&rn->cmos, port, time(NULL));
+	else
+		rtc__out(&rn->cmos, port, v, time(NULL));
+	pthread_mutex_unlock(&rn->lock);
+	return r;
+}
+
+/* Port I/O: a PC with COM1, the CMOS clock, the exit port and the test port
+ * (the PIT is KVM's). */
 static void handle_io(struct vcpu_ctx *c)
 {
 	struct kvm_run *run = c->run;
@@ -293,12 +308,15 @@ static void handle_io(struct vcpu_ctx *c)
 		uint32_t v = 0;
 		memcpy(&v, data, run->io.size < 4 ? run->io.size : 4);
 		bool com1 = port >= UART_COM1_BASE && port < UART_COM1_BASE + 8;
+		bool cmos = port == RTC_PORT_INDEX || port == RTC_PORT_DATA;
 		if (run->io.direction == KVM_EXIT_IO_IN) {
 			uint32_t in = com1 ? com1_access(c->rn, port - UART_COM1_BASE, true, 0)
-					   : 0xFFFFFFFF;
+				    : cmos ? cmos_access(c->rn, port, true, 0) : 0xFFFFFFFF;
 			memcpy(data, &in, run->io.size < 4 ? run->io.size : 4);
 		} else if (com1) {
 			com1_access(c->rn, port - UART_COM1_BASE, false, (uint8_t)v);
+		} else if (cmos) {
+			cmos_access(c->rn, port, false, (uint8_t)v);
 		} else if (port == VPMU_PORT_EXIT) {
 			/* A guest's status must not read as vpmu-run's own (124, 125). */
 			int st = (int)(v & 0xFF);
@@ -503,6 +521,11 @@ static int setup_kvm(struct run *rn, const struct guest_image *img)
 		return die(rn, "KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
 	if (ioctl(rn->vm, KVM_CREATE_IRQCHIP, 0) < 0)
 		return die(rn, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
+	/* The in-kernel 8254 PIT on IRQ 0, with port 0x61's speaker bits (Linux
+	 * calibrates the TSC against them), as QEMU's and kvmtool's PCs have. */
+	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+	if (ioctl(rn->vm, KVM_CREATE_PIT2, &pit) < 0)
+		return die(rn, "KVM_CREATE_PIT2: %s", strerror(errno));
 	if (vpmu_kvm_vm_setup(rn->vm, rn->pvm, err) < 0)
 		return die(rn, "%s", err);
 	int rs = ioctl(rn->kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
@@ -658,6 +681,7 @@ int main(int argc, char **argv)
 	rn.kvm = rn.vm = -1;
 	rn.console = rn.o.tap ? stderr : stdout;
 	uart__init(&rn.com1);
+	rtc__init(&rn.cmos);
 	pthread_mutex_init(&rn.lock, NULL);
 	pthread_cond_init(&rn.done_cv, NULL);
 
