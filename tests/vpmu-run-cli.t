@@ -58,6 +58,10 @@ mbheader 0x10000 0x8000000 0x8000000 0 0 0x8000000 >"$tmp/high.bin"
 check 125 'does not fit guest memory' "image above guest memory refused (64 MiB default)" -- "$tmp/high.bin"
 mbheader 0x10000 0x1000 0x1000 0 0 0x1000 >"$tmp/low.bin"
 check 125 'does not fit guest memory above 0xa000' "image over the multiboot info refused" -- "$tmp/low.bin"
+check 2 '^usage: vpmu-run' "--kernel with an IMAGE too: usage" -- --kernel "$tmp/flat.bin" "$tmp/flat.bin"
+check 2 '^usage: vpmu-run' "--initrd without --kernel: usage" -- --initrd "$tmp/flat.bin" "$tmp/flat.bin"
+check 125 "cannot read kernel $tmp/missing" "missing kernel file, status 125" -- --kernel "$tmp/missing"
+check 125 'not a Linux bzImage' "--kernel on a file that is not a bzImage refused" -- --kernel "$tmp/flat.bin"
 long=$(head -c 3000 /dev/zero | tr '\0' x)
 check 125 'command line too long' "over-long --append refused" -- --append "$long" "$tmp/flat.bin"
 if [ ! -c /dev/kvm ]; then

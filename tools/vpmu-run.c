@@ -31,6 +31,8 @@
 #include "dev_rtc.h"
 #include "dev_uart.h"
 #include "guest_boot.h"
+#include "linux_boot.h"
+#include "mptable.h"
 
 #define KICK_SIGNAL SIGUSR1
 #define EXIT_TIMEOUT 124
@@ -40,6 +42,8 @@
 
 struct opts {
 	const char *model, *backend, *image, *append;
+	const char *kernel, *initrd;   /* --kernel bzImage [--initrd FILE]: a Linux guest */
+	bool mem_given;
 	unsigned vcpus, mem_mb, timeout_s;
 	int cpumodel, stepping;   /* CPUID overrides; -1: the model's default */
 	bool strict, tap;
@@ -91,7 +95,9 @@ static void usage(void)
 		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--strict]\n"
 		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
 		"                [--tap] [--append WORDS] IMAGE\n"
-		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32) under\n"
+		"       vpmu-run [options] --kernel bzImage [--initrd FILE] [--append CMDLINE]\n"
+		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32), or\n"
+		"  a Linux bzImage with --kernel (docs/vpmu-run.md, \"Linux guests\"), under\n"
 		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them);\n"
 		"  --cpumodel/--stepping change the CPUID identity it presents.\n"
 		"  Exit status: the guest's (port 0xF4) below 124, 126 for a guest status of 124 or\n"
@@ -127,13 +133,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		else if (!strcmp(a, "--stepping") && more)
 			o->stepping = (int)parse_uint(argv[++i], "--stepping", 0, 15);
 		else if (!strcmp(a, "--mem") && more)
-			o->mem_mb = parse_uint(argv[++i], "--mem", 2, 3072);
+			o->mem_mb = parse_uint(argv[++i], "--mem", 2, 3072), o->mem_given = true;
 		else if (!strcmp(a, "--timeout") && more)
 			o->timeout_s = parse_uint(argv[++i], "--timeout", 1, 86400);
 		else if (!strcmp(a, "--backend") && more)
 			o->backend = argv[++i];
 		else if (!strcmp(a, "--append") && more)
 			o->append = argv[++i];
+		else if (!strcmp(a, "--kernel") && more)
+			o->kernel = argv[++i];
+		else if (!strcmp(a, "--initrd") && more)
+			o->initrd = argv[++i];
 		else if (!strcmp(a, "--strict"))
 			o->strict = true;
 		else if (!strcmp(a, "--tap"))
@@ -147,8 +157,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		else
 			o->image = a;
 	}
-	if (!o->image)
+	/* An IMAGE, or a Linux kernel (QEMU's -kernel/-initrd/-append). */
+	if (!o->image == !o->kernel || (o->initrd && !o->kernel))
 		usage();
+	if (o->kernel && !o->mem_given)
+		o->mem_mb = 256;   /* a 686 kernel needs ~48 MiB, amd64 ~96 MiB, plus the initrd */
 	if (strcmp(o->backend, "perf") && strcmp(o->backend, "sim")) {
 		fprintf(stderr, "vpmu-run: --backend must be perf or sim, not '%s'\n", o->backend);
 		exit(2);
@@ -339,8 +352,13 @@ static void report_exit(struct vcpu_ctx *c)
 	ioctl(c->fd, KVM_GET_REGS, &r);
 	switch (run->exit_reason) {
 	case KVM_EXIT_SHUTDOWN:
-		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: guest shut down (triple fault) at EIP 0x%llx",
-		       c->index, (unsigned long long)r.rip);
+		/* Linux with reboot=t ends with a triple fault: its normal end. */
+		if (c->rn->o.kernel)
+			finish(c->rn, 0, "the guest rebooted (a triple fault at RIP 0x%llx: Linux's "
+			       "reboot=t)", (unsigned long long)r.rip);
+		else
+			finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: guest shut down (triple fault) at "
+			       "EIP 0x%llx", c->index, (unsigned long long)r.rip);
 		break;
 	case KVM_EXIT_INTERNAL_ERROR:
 		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: KVM internal error, suberror %u, at EIP 0x%llx",
@@ -502,7 +520,7 @@ static int setup_pmu(struct run *rn)
 }
 
 /* The KVM side: VM, memory, irqchip, the PMU glue, vCPUs at the entry point. */
-static int setup_kvm(struct run *rn, const struct guest_image *img)
+static int setup_kvm(struct run *rn)
 {
 	char err[VPMU_KVM_ERRLEN];
 	rn->kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -544,8 +562,6 @@ static int setup_kvm(struct run *rn, const struct guest_image *img)
 			c->run = NULL;
 			return die(rn, "mmap of vCPU %u's kvm_run: %s", i, strerror(errno));
 		}
-		if (guest_enter_protected_mode(c->fd, img, err, sizeof(err)) < 0)
-			return die(rn, "vCPU %u: %s", i, err);
 	}
 	return 0;
 }
@@ -616,20 +632,16 @@ static const char *host_counts_word(const struct run *rn)
 											   : "none";
 }
 
-static int boot(struct run *rn)
+/* A multiboot or flat IMAGE: loaded, and every vCPU at its entry (guest_abi.h). */
+static int boot_image(struct run *rn)
 {
 	size_t size = 0;
+	char err[256];
 	uint8_t *data = read_file(rn->o.image, &size);
 	if (!data)
 		return die(rn, "cannot read guest image %s: %s", rn->o.image,
 			   errno ? strerror(errno) : "empty file");
-	/* The PMU first: the command line says what its host counts. */
-	int r = setup_pmu(rn);
-	if (r) {
-		free(data);
-		return r;
-	}
-	char cmdline[GUEST_CMDLINE_MAX + 112], ident[48] = "", err[256];
+	char cmdline[GUEST_CMDLINE_MAX + 112], ident[48] = "";
 	if (rn->o.cpumodel >= 0)
 		snprintf(ident, sizeof(ident), " cpumodel=%d", rn->o.cpumodel);
 	if (rn->o.stepping >= 0)
@@ -639,11 +651,63 @@ static int boot(struct run *rn)
 		 rn->o.model, rn->o.vcpus, rn->o.strict, rn->o.backend, host_counts_word(rn), ident,
 		 *rn->o.append ? " " : "", rn->o.append);
 	struct guest_image img;
-	r = guest_load(rn->mem, rn->mem_size, data, size, cmdline, &img, err, sizeof(err));
+	int r = guest_load(rn->mem, rn->mem_size, data, size, cmdline, &img, err, sizeof(err));
 	free(data);
 	if (r < 0)
 		return die(rn, "%s: %s", rn->o.image, err);
-	if ((r = setup_kvm(rn, &img)))
+	if ((r = setup_kvm(rn)))
+		return r;
+	for (unsigned i = 0; i < rn->o.vcpus; i++)
+		if (guest_enter_protected_mode(rn->cpu[i].fd, &img, err, sizeof(err)) < 0)
+			return die(rn, "vCPU %u: %s", i, err);
+	return 0;
+}
+
+/* A Linux kernel (linux_boot.h): the boot vCPU at the 32-bit entry, the
+ * others waiting for the INIT/SIPI that Linux sends them (KVM's LAPIC). */
+static int boot_linux(struct run *rn)
+{
+	size_t ksize = 0, isize = 0;
+	char err[256];
+	uint8_t *k = read_file(rn->o.kernel, &ksize), *rd = NULL;
+	if (!k)
+		return die(rn, "cannot read kernel %s: %s", rn->o.kernel,
+			   errno ? strerror(errno) : "empty file");
+	if (rn->o.initrd && !(rd = read_file(rn->o.initrd, &isize))) {
+		free(k);
+		return die(rn, "cannot read initrd %s: %s", rn->o.initrd,
+			   errno ? strerror(errno) : "empty file");
+	}
+	struct linux_image img;
+	int r = linux_load(rn->mem, rn->mem_size, k, ksize, rd, isize, rn->o.append, &img, err,
+			   sizeof(err));
+	free(k);
+	free(rd);
+	if (r < 0)
+		return die(rn, "%s: %s", rn->o.kernel, err);
+	/* No ACPI: the MP table tells Linux the vCPUs and the I/O APIC. */
+	struct vpmu_cpu_identity id;
+	if (vpmu_vm_cpu(rn->pvm, &id) < 0)
+		return die(rn, "vpmu_vm_cpu failed");
+	uint32_t sig = ((id.family > 15 ? 15 : id.family) << 8) | ((id.cpumodel & 0xF) << 4) |
+		       (id.stepping & 0xF);
+	if (mptable_write(rn->mem, rn->mem_size, LINUX_EBDA, rn->o.vcpus, sig, id.cpuid1_edx, err,
+			  sizeof(err)) < 0)
+		return die(rn, "%s", err);
+	if ((r = setup_kvm(rn)))
+		return r;
+	if (linux_enter(rn->cpu[0].fd, &img, err, sizeof(err)) < 0)
+		return die(rn, "vCPU 0: %s", err);
+	return 0;
+}
+
+static int boot(struct run *rn)
+{
+	/* The PMU first: the command line says what its host counts. */
+	int r = setup_pmu(rn);
+	if (r)
+		return r;
+	if ((r = rn->o.kernel ? boot_linux(rn) : boot_image(rn)))
 		return r;
 
 	/* What the guest's counters will count here, before it prints a profile. */

@@ -50,6 +50,12 @@ int vpmu_kvm_cpuid_entries(const struct vpmu_vm *vm, unsigned apic_id,
 	entries[n].function = 1;
 	entries[n].eax = signature(id.family, id.cpumodel, id.stepping);
 	entries[n].ebx = apic_id << 24;           /* initial APIC id */
+	/* CPUs with CLFLUSH report its line size in EBX bits 15:8, in 8-byte
+	 * units: 8 (64 bytes) on the Pentium 4 and the K8 (Intel SDM vol. 2A,
+	 * CPUID leaf 01H; AMD CPUID Specification, Fn0000_0001_EBX).  Linux takes
+	 * its cache alignment from it, and a zero breaks its slab allocator. */
+	if (id.cpuid1_edx & (1u << 19))
+		entries[n].ebx |= 8u << 8;
 	entries[n].ecx = id.cpuid1_ecx;
 	entries[n++].edx = id.cpuid1_edx;
 

@@ -109,6 +109,10 @@ int main(void)
 		is_u64(l1 ? l1->eax : 0, w->eax1, "%s (cpumodel %d): leaf 1 signature", w->model,
 		       w->cpumodel);
 		ok(l1 && (l1->ebx >> 24) == 3, "%s: leaf 1 EBX carries the initial APIC id", w->model);
+		ok(l1 && ((l1->ebx >> 8) & 0xFF) == ((l1->edx & (1u << 19)) ? 8u : 0u),
+		   "%s: leaf 1 EBX's CLFLUSH line size is 8 (64 bytes) exactly when CLFSH is set "
+		   "(seen %u, CLFSH %s)", w->model, l1 ? (l1->ebx >> 8) & 0xFF : 0,
+		   l1 && (l1->edx & (1u << 19)) ? "set" : "clear");
 		ok(l1 && (l1->edx & (CPUID_TSC | CPUID_MSR)) == (CPUID_TSC | CPUID_MSR),
 		   "%s: TSC and MSR (RDMSR/WRMSR) present", w->model);
 		ok(l1 && !!(l1->edx & CPUID_APIC) == w->has_apic, "%s: APIC bit %s", w->model,
