@@ -6,7 +6,8 @@
 # interrupts, the kernel log lines of the MP table, the I/O APIC timer and the
 # AMD PMU driver accepting the virtual PMU, a sleep (timer interrupts), and its
 # exit status through /dev/port; a second boot ends with `reboot -f`, the triple
-# fault of reboot=t, which vpmu-run reports as the guest's normal end.
+# fault of reboot=t, which vpmu-run reports as the guest's normal end, on two
+# vCPUs (the second started by Linux with INIT/SIPI).
 # About 1-2 minutes nested on 2 cores.
 KB=${VPMU_KVM_BUILD:-build/static}
 tmp=$(mktemp -d) || exit 1
@@ -42,6 +43,7 @@ cat >"$tmp/root/init" <<'EOF'
 mount -t devtmpfs dev /dev
 mount -t proc proc /proc
 echo "vpmu-linux: init up"
+echo "vpmu-linux: cpus $(grep -c ^processor /proc/cpuinfo)"
 dmesg | grep -E "MP-table|Performance Events" | sed 's/^\[[ 0-9.]*\] /vpmu-linux: dmesg: /'
 sleep 1
 echo "vpmu-linux: slept 1 s"
@@ -60,11 +62,11 @@ cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t"
 cat >"$tmp/boots.sh" <<EOF
 ./vpmu-run --model k8 --timeout 300 --kernel vmlinuz --initrd initrd.gz --append "$cmd" >exit.out 2>exit.err
 echo "@@STATUS exit \$?"
-./vpmu-run --model k8 --timeout 300 --kernel vmlinuz --initrd initrd.gz --append "$cmd vpmu.reboot" >reboot.out 2>reboot.err
+./vpmu-run --model k8 --vcpus 2 --timeout 300 --kernel vmlinuz --initrd initrd.gz --append "$cmd vpmu.reboot" >reboot.out 2>reboot.err
 echo "@@STATUS reboot \$?"
 for f in exit.out exit.err reboot.out reboot.err; do echo "@@FILE \$f"; cat \$f; done
 EOF
-scripts/kvm-env --timeout 800 --file "$KB/bin/vpmu-run" --file "$tmp/vmlinuz" --file "$tmp/initrd.gz" \
+scripts/kvm-env --timeout 800 --smp 2 --file "$KB/bin/vpmu-run" --file "$tmp/vmlinuz" --file "$tmp/initrd.gz" \
 	--file "$tmp/boots.sh" -- /bin/busybox sh boots.sh >"$tmp/all.out" 2>"$tmp/env.err"
 ok $? "one kvm-env run holds both boots ($(sed -n 's/^kvm-env: //p' "$tmp/env.err" | head -n 1))" "$tmp/env.err"
 awk -v d="$tmp" '/^@@FILE /{f = d "/" $2; next} f {print > f}' "$tmp/all.out"
@@ -77,6 +79,8 @@ grep -q 'vpmu-linux: dmesg: .*found SMP MP-table at \[mem 0x0009fc00' "$o"; ok $
 grep -q 'vpmu-linux: dmesg: Performance Events: AMD PMU driver\.' "$o"; ok $? "Linux's AMD PMU driver accepted the virtual PMU (k8)" "$o"
 grep -q '^vpmu-linux: slept 1 s' "$o"; ok $? "a sleep returns: timer interrupts arrive" "$o"
 grep -q 'vpmu-linux: interrupts: 0: .*IO-APIC.*timer' "$o"; ok $? "the PIT's IRQ 0 arrives through the I/O APIC the MP table names" "$o"
+grep -q '^vpmu-linux: cpus 2' "$tmp/reboot.out"
+ok $? "with --vcpus 2 Linux starts the second vCPU (INIT/SIPI) and runs on both" "$tmp/reboot.out"
 [ "$(st reboot)" = 0 ] && grep -q 'the guest rebooted (a triple fault' "$tmp/reboot.err"
 ok $? "reboot -f with reboot=t ends the run with status 0 and says so (got $(st reboot))" "$tmp/reboot.err"
 echo "1..$n"

@@ -383,6 +383,8 @@ static int null_pmu_run(struct vcpu_ctx *c)
 	for (;;) {
 		if (ioctl(c->fd, KVM_RUN, 0) < 0) {
 			int e = errno;
+			if (e == EAGAIN)   /* a vCPU waiting for INIT/SIPI (kvm_x86.c) */
+				continue;
 			if (e != EINTR)
 				return -e;
 			sigset_t kick;

@@ -330,6 +330,12 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
 				kv->stats.kicks++;
 				return -EINTR;
 			}
+			/* A vCPU waiting for INIT/SIPI (an application processor
+			 * before Linux starts it) leaves KVM_RUN with EAGAIN when
+			 * its state changes: run it again, as KVM's api.rst has
+			 * user space do. */
+			if (e == EAGAIN)
+				continue;
 			return fail(err, e, "KVM_RUN");
 		}
 		if (kv->run->exit_reason != KVM_EXIT_X86_RDMSR &&
