@@ -51,7 +51,7 @@ $(FB)/fuzz_host_access: $(FB)/obj/fuzz/fuzz_host_access.o $(LIB_OBJ)
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
 
 $(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/guest_boot.o \
-		$(FB)/obj/tools/linux_boot.o
+		$(FB)/obj/tools/linux_boot.o $(FB)/obj/tools/boot_x86.o
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^
 
 run: run-reg-access run-trace run-call run-host-access run-image

@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 
 #include "../vmm-glue/guest_abi.h"
+#include "boot_x86.h"
 #include "guest_boot.h"
 
 #define MB_SEARCH 8192u
@@ -36,21 +37,6 @@
 #define ELF_EM_386 3
 #define ELF_PT_LOAD 1
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 
 /* Offset of the multiboot header (magic and a checksum that matches) in the
  * first 8192 bytes, or -1.  Its end is checked by the caller, which knows how
@@ -59,8 +45,8 @@ static long find_header(const uint8_t *data, size_t size)
 {
 	for (size_t off = 0; off + MB_HEADER_MIN <= size && off + MB_HEADER_MIN <= MB_SEARCH;
 	     off += 4) {
-		uint32_t magic = rd32(data + off), flags = rd32(data + off + 4);
-		if (magic == VPMU_MULTIBOOT_MAGIC && (uint32_t)(magic + flags + rd32(data + off + 8)) == 0)
+		uint32_t magic = boot_rd32(data + off), flags = boot_rd32(data + off + 4);
+		if (magic == VPMU_MULTIBOOT_MAGIC && (uint32_t)(magic + flags + boot_rd32(data + off + 8)) == 0)
 			return (long)off;
 	}
 	return -1;
@@ -77,9 +63,9 @@ struct load_seg {
 static int aout_kludge(const uint8_t *data, size_t size, long h, struct load_seg *seg,
 		       uint32_t *entry, char *err, size_t errlen)
 {
-	uint32_t header_addr = rd32(data + h + 12), load = rd32(data + h + 16);
-	uint32_t load_end = rd32(data + h + 20), bss_end = rd32(data + h + 24);
-	*entry = rd32(data + h + 28);
+	uint32_t header_addr = boot_rd32(data + h + 12), load = boot_rd32(data + h + 16);
+	uint32_t load_end = boot_rd32(data + h + 20), bss_end = boot_rd32(data + h + 24);
+	*entry = boot_rd32(data + h + 28);
 	if (header_addr < load || header_addr - load > (uint32_t)h) {
 		snprintf(err, errlen, "multiboot header_addr 0x%x is inconsistent with load_addr 0x%x",
 			 header_addr, load);
@@ -125,14 +111,14 @@ static int elf32_segments(const uint8_t *data, size_t size, struct load_seg *seg
 		return -1;
 	}
 	if (data[4] != ELF_CLASS32 || data[5] != ELF_DATA_LSB || size < ELF_EHDR_SIZE ||
-	    rd16(data + 18) != ELF_EM_386) {
+	    boot_rd16(data + 18) != ELF_EM_386) {
 		snprintf(err, errlen, "not a little-endian ELF32 i386 image (class %u, data %u%s)",
 			 data[4], data[5], size < ELF_EHDR_SIZE ? ", truncated ELF header" : "");
 		return -1;
 	}
-	uint32_t phoff = rd32(data + 28);
-	uint16_t phentsize = rd16(data + 42), phnum = rd16(data + 44);
-	*entry = rd32(data + 24);
+	uint32_t phoff = boot_rd32(data + 28);
+	uint16_t phentsize = boot_rd16(data + 42), phnum = boot_rd16(data + 44);
+	*entry = boot_rd32(data + 24);
 	if (phnum == 0 || phentsize < ELF_PHDR_SIZE || phoff > size ||
 	    (size - phoff) / phentsize < phnum) {
 		snprintf(err, errlen, "ELF program headers (%u of %u bytes at offset %u) lie outside "
@@ -142,10 +128,10 @@ static int elf32_segments(const uint8_t *data, size_t size, struct load_seg *seg
 	int n = 0;
 	for (unsigned i = 0; i < phnum; i++) {
 		const uint8_t *ph = data + phoff + (size_t)i * phentsize;
-		if (rd32(ph) != ELF_PT_LOAD)
+		if (boot_rd32(ph) != ELF_PT_LOAD)
 			continue;
-		uint32_t off = rd32(ph + 4), paddr = rd32(ph + 12), filesz = rd32(ph + 16);
-		uint32_t memsz = rd32(ph + 20);
+		uint32_t off = boot_rd32(ph + 4), paddr = boot_rd32(ph + 12), filesz = boot_rd32(ph + 16);
+		uint32_t memsz = boot_rd32(ph + 20);
 		if (off > size || size - off < filesz || memsz < filesz) {
 			snprintf(err, errlen, "ELF segment %u (offset %u, %u bytes in the file, %u in "
 				 "memory) does not fit the %zu-byte image", i, off, filesz, memsz, size);
@@ -177,7 +163,7 @@ int guest_load(uint8_t *mem, size_t mem_size, const uint8_t *data, size_t size,
 	int nseg = 1;
 	long h = find_header(data, size);
 	if (h >= 0) {
-		uint32_t flags = rd32(data + h + 4);
+		uint32_t flags = boot_rd32(data + h + 4);
 		if (flags & MB_FLAG_AOUT_KLUDGE) {
 			if ((size_t)h + MB_HEADER_ADDR > size || h + MB_HEADER_ADDR > MB_SEARCH) {
 				snprintf(err, errlen, "multiboot header at offset %ld is truncated: its "
@@ -228,10 +214,10 @@ int guest_load(uint8_t *mem, size_t mem_size, const uint8_t *data, size_t size,
 
 	uint8_t *mbi = mem + GUEST_MBI_ADDR;
 	memset(mbi, 0, 64);
-	wr32(mbi + 0, MBI_FLAG_MEM | MBI_FLAG_CMDLINE);
-	wr32(mbi + 4, 640);                                      /* mem_lower, KiB */
-	wr32(mbi + 8, (uint32_t)((mem_size - 0x100000) >> 10));  /* mem_upper, KiB above 1 MiB */
-	wr32(mbi + 16, GUEST_CMDLINE_ADDR);
+	boot_wr32(mbi + 0, MBI_FLAG_MEM | MBI_FLAG_CMDLINE);
+	boot_wr32(mbi + 4, 640);                                      /* mem_lower, KiB */
+	boot_wr32(mbi + 8, (uint32_t)((mem_size - 0x100000) >> 10));  /* mem_upper, KiB above 1 MiB */
+	boot_wr32(mbi + 16, GUEST_CMDLINE_ADDR);
 	memcpy(mem + GUEST_CMDLINE_ADDR, cmdline, cl + 1);
 
 	img->entry = entry;
@@ -240,47 +226,19 @@ int guest_load(uint8_t *mem, size_t mem_size, const uint8_t *data, size_t size,
 	return 0;
 }
 
-static void flat_segment(struct kvm_segment *s, uint16_t selector, uint8_t type)
-{
-	memset(s, 0, sizeof(*s));
-	s->base = 0;
-	s->limit = 0xFFFFFFFF;
-	s->selector = selector;
-	s->type = type;
-	s->present = 1;
-	s->db = 1;
-	s->s = 1;
-	s->g = 1;
-}
-
 int guest_enter_protected_mode(int vcpu_fd, const struct guest_image *img, char *err,
 			       size_t errlen)
 {
-	struct kvm_sregs sr;
-	if (ioctl(vcpu_fd, KVM_GET_SREGS, &sr) < 0) {
-		snprintf(err, errlen, "KVM_GET_SREGS: %s", strerror(errno));
-		return -1;
-	}
-	flat_segment(&sr.cs, 0x08, 0xB);       /* code, execute/read, accessed */
-	flat_segment(&sr.ds, 0x10, 0x3);       /* data, read/write, accessed */
-	sr.es = sr.fs = sr.gs = sr.ss = sr.ds;
-	sr.cr0 = (sr.cr0 | 0x1) & ~0x80000000ull; /* PE on, PG off */
-	sr.cr4 = 0;
-	sr.efer = 0;
-	if (ioctl(vcpu_fd, KVM_SET_SREGS, &sr) < 0) {
-		snprintf(err, errlen, "KVM_SET_SREGS: %s", strerror(errno));
-		return -1;
-	}
 	struct kvm_regs r;
 	memset(&r, 0, sizeof(r));
 	r.rip = img->entry;
 	r.rflags = 0x2;
 	r.rax = VPMU_MULTIBOOT_BOOT_MAGIC;
 	r.rbx = GUEST_MBI_ADDR;
-	if (ioctl(vcpu_fd, KVM_SET_REGS, &r) < 0) {
-		snprintf(err, errlen, "KVM_SET_REGS: %s", strerror(errno));
+	/* KVM's GDT stays: the selectors' hidden parts are what the guest uses
+	 * (Multiboot 3.2: the OS must set up its own GDT before loading one). */
+	if (boot_enter_protected_mode(vcpu_fd, 0x08, 0x10, 0, 0, &r, err, errlen) < 0)
 		return -1;
-	}
 	/* Every vCPU starts at the entry (guest_abi.h): no INIT/SIPI dance for the
 	 * application processors, which the in-kernel LAPIC holds until then. */
 	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };

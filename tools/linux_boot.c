@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "boot_x86.h"
 #include "linux_boot.h"
 
 #define HDR_SETUP_SECTS     0x1F1
@@ -41,36 +42,20 @@
 #define E820_RAM         1u
 #define E820_RESERVED    2u
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 bool linux_is_bzimage(const uint8_t *data, size_t size)
 {
-	return size >= HDR_MAGIC + 4 && rd16(data + HDR_BOOT_FLAG) == BOOT_FLAG &&
-	       rd32(data + HDR_MAGIC) == HDRS_MAGIC;
+	return size >= HDR_MAGIC + 4 && boot_rd16(data + HDR_BOOT_FLAG) == BOOT_FLAG &&
+	       boot_rd32(data + HDR_MAGIC) == HDRS_MAGIC;
 }
 
 static void e820_add(uint8_t *zp, uint64_t addr, uint64_t size, uint32_t type)
 {
 	uint8_t n = zp[ZP_E820_ENTRIES];
 	uint8_t *e = zp + ZP_E820_TABLE + 20u * n;
-	wr64(e, addr);
-	wr64(e + 8, size);
-	wr32(e + 16, type);
+	boot_wr64(e, addr);
+	boot_wr64(e + 8, size);
+	boot_wr32(e + 16, type);
 	zp[ZP_E820_ENTRIES] = (uint8_t)(n + 1);
 }
 
@@ -88,7 +73,7 @@ static int linux_plan(size_t mem_size, const uint8_t *k, size_t ksize, size_t is
 		snprintf(err, errlen, "not a Linux bzImage (no boot_flag 0xAA55 and \"HdrS\" setup header)");
 		return -1;
 	}
-	img->protocol = rd16(k + HDR_VERSION);
+	img->protocol = boot_rd16(k + HDR_VERSION);
 	pl->hdr_end = HDR_MAGIC + (size_t)k[HDR_JUMP + 1];
 	/* 2.02: cmd_line_ptr; 2.10: init_size (Debian's 6.1 kernels speak 2.15). */
 	if (img->protocol < 0x020a) {
@@ -113,11 +98,11 @@ static int linux_plan(size_t mem_size, const uint8_t *k, size_t ksize, size_t is
 		return -1;
 	}
 	pl->pm_size = ksize - pl->pm_off;
-	uint64_t need = rd32(k + HDR_INIT_SIZE);
+	uint64_t need = boot_rd32(k + HDR_INIT_SIZE);
 	if (need < pl->pm_size)
 		need = pl->pm_size;
 	img->kernel_addr = KERNEL_ADDR;
-	img->entry = rd32(k + HDR_CODE32_START);
+	img->entry = boot_rd32(k + HDR_CODE32_START);
 	if ((uint64_t)KERNEL_ADDR + need > mem_size) {
 		snprintf(err, errlen, "the kernel needs %llu MiB of guest memory (1 MiB and its "
 			 "init_size of %llu KiB); guest memory has %zu MiB: raise --mem",
@@ -131,14 +116,14 @@ static int linux_plan(size_t mem_size, const uint8_t *k, size_t ksize, size_t is
 			 img->entry, KERNEL_ADDR, (unsigned long long)KERNEL_ADDR + pl->pm_size);
 		return -1;
 	}
-	uint32_t cmdline_size = rd32(k + HDR_CMDLINE_SIZE);
+	uint32_t cmdline_size = boot_rd32(k + HDR_CMDLINE_SIZE);
 	pl->cmdline_len = strlen(cmdline);
 	if (pl->cmdline_len > cmdline_size || pl->cmdline_len >= LINUX_EBDA - LINUX_CMDLINE_ADDR) {
 		snprintf(err, errlen, "command line too long (%zu bytes; this kernel takes %u)",
 			 pl->cmdline_len, cmdline_size);
 		return -1;
 	}
-	pl->initrd_max = rd32(k + HDR_INITRD_ADDR_MAX);
+	pl->initrd_max = boot_rd32(k + HDR_INITRD_ADDR_MAX);
 	img->initrd_addr = img->initrd_size = 0;
 	if (isize) {
 		/* At the top of RAM, page aligned, below initrd_addr_max, as boot.rst
@@ -181,10 +166,10 @@ int linux_load(uint8_t *mem, size_t mem_size, const uint8_t *kernel, size_t ksiz
 	memset(zp, 0, ZP_SIZE);
 	memcpy(zp + HDR_SETUP_SECTS, kernel + HDR_SETUP_SECTS, pl.hdr_end - HDR_SETUP_SECTS);
 	zp[HDR_TYPE_OF_LOADER] = LOADER_UNDEFINED;
-	wr32(zp + HDR_CMD_LINE_PTR, LINUX_CMDLINE_ADDR);
-	wr32(zp + HDR_RAMDISK_IMAGE, img->initrd_addr);
-	wr32(zp + HDR_RAMDISK_SIZE, img->initrd_size);
-	wr32(zp + ZP_ALT_MEM_K, (uint32_t)((mem_size - (1u << 20)) >> 10));
+	boot_wr32(zp + HDR_CMD_LINE_PTR, LINUX_CMDLINE_ADDR);
+	boot_wr32(zp + HDR_RAMDISK_IMAGE, img->initrd_addr);
+	boot_wr32(zp + HDR_RAMDISK_SIZE, img->initrd_size);
+	boot_wr32(zp + ZP_ALT_MEM_K, (uint32_t)((mem_size - (1u << 20)) >> 10));
 	/* A PC's map: RAM below the EBDA, the EBDA and BIOS area reserved, RAM above 1 MiB. */
 	e820_add(zp, 0, LINUX_EBDA, E820_RAM);
 	e820_add(zp, LINUX_EBDA, 0x100000 - LINUX_EBDA, E820_RESERVED);
@@ -196,45 +181,13 @@ int linux_load(uint8_t *mem, size_t mem_size, const uint8_t *kernel, size_t ksiz
 	return 0;
 }
 
-static void boot_segment(struct kvm_segment *s, uint16_t selector, uint8_t type)
-{
-	memset(s, 0, sizeof(*s));
-	s->limit = 0xFFFFFFFF;
-	s->selector = selector;
-	s->type = type;
-	s->present = 1;
-	s->db = 1;
-	s->s = 1;
-	s->g = 1;
-}
-
 int linux_enter(int vcpu_fd, const struct linux_image *img, char *err, size_t errlen)
 {
-	struct kvm_sregs sr;
-	if (ioctl(vcpu_fd, KVM_GET_SREGS, &sr) < 0) {
-		snprintf(err, errlen, "KVM_GET_SREGS: %s", strerror(errno));
-		return -1;
-	}
-	boot_segment(&sr.cs, LINUX_BOOT_CS, 0xB);   /* execute/read, accessed */
-	boot_segment(&sr.ds, LINUX_BOOT_DS, 0x3);   /* read/write, accessed */
-	sr.es = sr.fs = sr.gs = sr.ss = sr.ds;
-	sr.gdt.base = LINUX_GDT_ADDR;
-	sr.gdt.limit = 4 * 8 - 1;
-	sr.cr0 = (sr.cr0 | 0x1) & ~0x80000000ull;   /* PE on, PG off */
-	sr.cr4 = 0;
-	sr.efer = 0;
-	if (ioctl(vcpu_fd, KVM_SET_SREGS, &sr) < 0) {
-		snprintf(err, errlen, "KVM_SET_SREGS: %s", strerror(errno));
-		return -1;
-	}
 	struct kvm_regs r;
 	memset(&r, 0, sizeof(r));
 	r.rip = img->entry;
 	r.rflags = 0x2;                 /* interrupts off */
 	r.rsi = LINUX_ZERO_PAGE_ADDR;   /* EBX, EBP, EDI stay 0 */
-	if (ioctl(vcpu_fd, KVM_SET_REGS, &r) < 0) {
-		snprintf(err, errlen, "KVM_SET_REGS: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return boot_enter_protected_mode(vcpu_fd, LINUX_BOOT_CS, LINUX_BOOT_DS, LINUX_GDT_ADDR,
+					 4 * 8 - 1, &r, err, errlen);
 }
