@@ -7,7 +7,9 @@
 # AMD PMU driver accepting the virtual PMU, a sleep (timer interrupts), and its
 # exit status through /dev/port; a second boot ends with `reboot -f`, the triple
 # fault of reboot=t, which vpmu-run reports as the guest's normal end, on two
-# vCPUs (the second started by Linux with INIT/SIPI).
+# vCPUs (the second started by Linux with INIT/SIPI).  The first boot's /init
+# ends in a shell on the console, which gets its commands from vpmu-run's
+# console input.
 # About 1-2 minutes nested on 2 cores.
 KB=${VPMU_KVM_BUILD:-build/static}
 tmp=$(mktemp -d) || exit 1
@@ -49,8 +51,13 @@ sleep 1
 echo "vpmu-linux: slept 1 s"
 grep -E "timer" /proc/interrupts | sed 's/^ */vpmu-linux: interrupts: /'
 if grep -q vpmu.reboot /proc/cmdline; then reboot -f; fi
-sleep 1
-printf '\003' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+exec /bin/sh
+EOF
+# What "the user" types on the console (vpmu-run --console-input): the shell's
+# answer shows that input arrived; the exit status comes through /dev/port.
+cat >"$tmp/typed.txt" <<'EOF'
+echo vpmu-linux: typed $((6 * 7))
+sleep 1; printf '\003' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 EOF
 chmod +x "$tmp/root/init"
 (cd "$tmp/root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$tmp/initrd.gz"
@@ -60,13 +67,13 @@ cp "$kernel" "$tmp/vmlinuz"
 # an exit), nokaslr, nmi_watchdog=0 (the watchdog would take a counter), reboot=t.
 cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t"
 cat >"$tmp/boots.sh" <<EOF
-./vpmu-run --model k8 --timeout 300 --kernel vmlinuz --initrd initrd.gz --append "$cmd" >exit.out 2>exit.err
+./vpmu-run --model k8 --timeout 300 --console-input --kernel vmlinuz --initrd initrd.gz --append "$cmd" <typed.txt >exit.out 2>exit.err
 echo "@@STATUS exit \$?"
 ./vpmu-run --model k8 --vcpus 2 --timeout 300 --kernel vmlinuz --initrd initrd.gz --append "$cmd vpmu.reboot" >reboot.out 2>reboot.err
 echo "@@STATUS reboot \$?"
 for f in exit.out exit.err reboot.out reboot.err; do echo "@@FILE \$f"; cat \$f; done
 EOF
-scripts/kvm-env --timeout 800 --smp 2 --file "$KB/bin/vpmu-run" --file "$tmp/vmlinuz" --file "$tmp/initrd.gz" \
+scripts/kvm-env --timeout 800 --smp 2 --file "$KB/bin/vpmu-run" --file "$tmp/vmlinuz" --file "$tmp/initrd.gz" --file "$tmp/typed.txt" \
 	--file "$tmp/boots.sh" -- /bin/busybox sh boots.sh >"$tmp/all.out" 2>"$tmp/env.err"
 ok $? "one kvm-env run holds both boots ($(sed -n 's/^kvm-env: //p' "$tmp/env.err" | head -n 1))" "$tmp/env.err"
 awk -v d="$tmp" '/^@@FILE /{f = d "/" $2; next} f {print > f}' "$tmp/all.out"
@@ -75,6 +82,7 @@ st() { sed -n "s/^@@STATUS $1 //p" "$tmp/all.out"; }
 o=$tmp/exit.out
 [ "$(st exit)" = 3 ]; ok $? "the guest's exit status through /dev/port and port 0xF4 is vpmu-run's (3; got $(st exit))" "$tmp/exit.err"
 grep -q '^vpmu-linux: init up' "$o"; ok $? "init's console output arrives through the 16550's interrupts" "$o"
+grep -q '^vpmu-linux: typed 42' "$o"; ok $? "console input reaches a shell on the console (--console-input: it answered 6 * 7)" "$o"
 grep -q 'vpmu-linux: dmesg: .*found SMP MP-table at \[mem 0x0009fc00' "$o"; ok $? "Linux found vpmu-run's MP table" "$o"
 grep -q 'vpmu-linux: dmesg: Performance Events: AMD PMU driver\.' "$o"; ok $? "Linux's AMD PMU driver accepted the virtual PMU (k8)" "$o"
 grep -q '^vpmu-linux: slept 1 s' "$o"; ok $? "a sleep returns: timer interrupts arrive" "$o"

@@ -143,6 +143,11 @@ uint8_t uart__in(struct uart *u, unsigned off)
 	}
 }
 
+bool uart__rx_ready(const struct uart *u)
+{
+	return (u->ier & IER_RDI) && !(u->mcr & MCR_LOOP);
+}
+
 unsigned uart__input(struct uart *u, const uint8_t *bytes, unsigned n)
 {
 	unsigned k = 0;

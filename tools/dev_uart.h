@@ -31,6 +31,9 @@ void uart__init(struct uart *u);
 int uart__out(struct uart *u, unsigned off, uint8_t v);
 /* A guest IN from base + off (0-7). */
 uint8_t uart__in(struct uart *u, unsigned off);
+/* Whether a driver listens: the received-data interrupt is enabled (and the
+ * port is not in loopback).  A VMM holds input back until then. */
+bool uart__rx_ready(const struct uart *u);
 /* Input for the guest: how many of n bytes the receive buffer took. */
 unsigned uart__input(struct uart *u, const uint8_t *bytes, unsigned n);
 /* Whether the UART's interrupt line is asserted (OUT2 gates it onto the PIC, as

@@ -28,6 +28,7 @@
 #include "vpmu/vpmu.h"
 #include "../vmm-glue/guest_abi.h"
 #include "accounting.h"
+#include "console_input.h"
 #include "dev_rtc.h"
 #include "dev_uart.h"
 #include "guest_boot.h"
@@ -44,6 +45,7 @@ struct opts {
 	const char *model, *backend, *image, *append;
 	const char *kernel, *initrd;   /* --kernel bzImage [--initrd FILE]: a Linux guest */
 	bool mem_given;
+	bool console_input;  /* stdin feeds COM1's receiver (--console-input; a terminal by default) */
 	unsigned vcpus, mem_mb, timeout_s;
 	int cpumodel, stepping;   /* CPUID overrides; -1: the model's default */
 	bool strict, tap;
@@ -94,7 +96,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--strict]\n"
 		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
-		"                [--tap] [--append WORDS] IMAGE\n"
+		"                [--tap] [--console-input] [--append WORDS] IMAGE\n"
 		"       vpmu-run [options] --kernel bzImage [--initrd FILE] [--append CMDLINE]\n"
 		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32), or\n"
 		"  a Linux bzImage with --kernel (docs/vpmu-run.md, \"Linux guests\"), under\n"
@@ -152,6 +154,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->no_host_pmu = true;
 		else if (!strcmp(a, "--null-pmu"))
 			o->null_pmu = true;
+		else if (!strcmp(a, "--console-input"))
+			o->console_input = true;
 		else if (a[0] == '-' || o->image)
 			usage();
 		else
@@ -272,8 +276,19 @@ static void ucall(struct vcpu_ctx *c, uint32_t gpa)
 	pthread_mutex_unlock(&rn->lock);
 }
 
-/* COM1 (dev_uart.h): an access under the run's lock, what it prints to the
- * console, and its interrupt line to the in-kernel PIC/IOAPIC when it moved. */
+/* COM1's interrupt line to the in-kernel PIC/IOAPIC when it moved (under lock). */
+static void com1_irq_update(struct run *rn)
+{
+	bool line = uart__irq_line(&rn->com1);
+	if (line != rn->com1_irq) {
+		struct kvm_irq_level irq = { .irq = UART_COM1_IRQ, .level = line };
+		if (ioctl(rn->vm, KVM_IRQ_LINE, &irq) == 0)
+			rn->com1_irq = line;
+	}
+}
+
+/* COM1 (dev_uart.h): an access under the run's lock, and what it prints to the
+ * console. */
 static uint32_t com1_access(struct run *rn, unsigned off, bool in, uint8_t v)
 {
 	uint32_t r = 0;
@@ -288,14 +303,24 @@ static uint32_t com1_access(struct run *rn, unsigned off, bool in, uint8_t v)
 				fflush(rn->console);
 		}
 	}
-	bool line = uart__irq_line(&rn->com1);
-	if (line != rn->com1_irq) {
-		struct kvm_irq_level irq = { .irq = UART_COM1_IRQ, .level = line };
-		if (ioctl(rn->vm, KVM_IRQ_LINE, &irq) == 0)
-			rn->com1_irq = line;
-	}
+	com1_irq_update(rn);
 	pthread_mutex_unlock(&rn->lock);
 	return r;
+}
+
+/* Console input (console_input.h): into COM1's receiver once the guest's driver
+ * listens (its received-data interrupt is on). */
+static unsigned com1_input(void *arg, const uint8_t *bytes, unsigned n)
+{
+	struct run *rn = arg;
+	unsigned took = 0;
+	pthread_mutex_lock(&rn->lock);
+	if (uart__rx_ready(&rn->com1)) {
+		took = uart__input(&rn->com1, bytes, n);
+		com1_irq_update(rn);
+	}
+	pthread_mutex_unlock(&rn->lock);
+	return took;
 }
 
 static uint32_t cmos_access(struct run *rn, unsigned port, bool in, uint8_t v)
@@ -719,6 +744,12 @@ static int boot(struct run *rn)
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
 		if (pthread_create(&rn->cpu[i].thread, NULL, vcpu_thread, &rn->cpu[i]))
 			return die(rn, "cannot start vCPU thread %u", i);
+	/* A terminal on stdin is the console's keyboard (not in --tap mode, whose
+	 * stdin belongs to the test harness); --console-input makes any stdin one. */
+	struct console_input *input = NULL;
+	if (rn->o.console_input || (isatty(STDIN_FILENO) && !rn->o.tap))
+		if (console_input_start(STDIN_FILENO, com1_input, rn, &input) < 0)
+			fprintf(stderr, "vpmu-run: no console input: cannot start its thread\n");
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += rn->o.timeout_s;
@@ -731,6 +762,7 @@ static int boot(struct run *rn)
 	finish(rn, EXIT_TIMEOUT, "TIMEOUT: the guest did not finish within %u s", rn->o.timeout_s);
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
 		pthread_join(rn->cpu[i].thread, NULL);
+	console_input_stop(input);
 	fflush(rn->console);
 	if (rn->o.tap || rn->cases)
 		printf("1..%u\n", rn->cases);

@@ -62,8 +62,11 @@ int main(void)
 	uart__out(&u, THR, 'j');
 	is_u64(uart__in(&u, IIR), 0xC2, "... and IIR says so");
 
-	/* Receive: input sets DR; with RDI enabled it outranks THRE; RBR pops. */
+	/* Receive: a VMM holds input back until a driver enables the
+	 * received-data interrupt; input sets DR; RDI outranks THRE; RBR pops. */
+	ok(!uart__rx_ready(&u), "receiver not ready while IER lacks the received-data interrupt");
 	uart__out(&u, IER, 0x03);
+	ok(uart__rx_ready(&u), "IER's received-data bit: a driver listens");
 	const uint8_t in[] = "ls\n";
 	is_u64(uart__input(&u, in, 3), 3, "three bytes of input taken");
 	is_u64(uart__in(&u, LSR), 0x61, "LSR: data ready");
@@ -86,6 +89,7 @@ int main(void)
 
 	/* Loopback: THR writes come back as input and are not printed. */
 	uart__out(&u, MCR, 0x1B);
+	ok(!uart__rx_ready(&u), "in loopback the receiver takes no outside input");
 	is_u64(uart__out(&u, THR, 'z'), (uint64_t)-1, "loopback: a THR write is not printed");
 	is_u64(uart__in(&u, THR), 'z', "loopback: it comes back in RBR");
 	return tap_done();
