@@ -257,6 +257,11 @@ static void ucall(struct vcpu_ctx *c, uint32_t gpa)
 		       vpmu_vcpu_pmi_pending(c->vcpu, &mask) ? " (one pending)" : "");
 		break;
 	}
+	case VPMU_UCALL_RDPMC_MODE:
+		/* The answer goes into the record: the guest reads it after its OUT. */
+		u.arg = (uint64_t)vpmu_kvm_vcpu_rdpmc(c->kv);
+		memcpy(rn->mem + gpa, &u, sizeof(u));
+		break;
 	case VPMU_UCALL_NULL_PMU:
 		/* The bench's baseline, in the same run: the vPMU is paused (switched
 		 * out) while the null handler answers, so libvpmu is not on the path. */
@@ -442,6 +447,10 @@ static void *vcpu_thread(void *arg)
 		finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
 		return NULL;
 	}
+	/* How the guest's RDPMC (Linux perf's counter reads) reaches the model. */
+	if (c->index == 0)
+		fprintf(stderr, "vpmu-run: guest RDPMC: %s\n",
+			vpmu_kvm_rdpmc_name(vpmu_kvm_vcpu_rdpmc(c->kv)));
 	while (!run_done(rn)) {
 		int r = c->null_now ? null_pmu_run(c) : vpmu_kvm_vcpu_run(c->kv, c->index, c->err);
 		if (r == -EINTR)
@@ -613,10 +622,11 @@ static void print_accounting(struct run *rn)
 		fprintf(m, "  vCPU %u KVM: msr-exits=%" PRIu64 " msr-faults=%" PRIu64
 			" libvpmu-ns/exit=%" PRIu64 " pmis-fixed=%" PRIu64 " pmis-nmi=%" PRIu64
 			" pmis-lost-masked=%" PRIu64 " pmis-lost-apic-off=%" PRIu64
-			" pmis-lost-bad-mode=%" PRIu64 " kicks=%" PRIu64 "\n",
+			" pmis-lost-bad-mode=%" PRIu64 " kicks=%" PRIu64 " rdpmc-exits=%" PRIu64
+			" rdpmc-syncs=%" PRIu64 "\n",
 			i, s->msr_exits, s->msr_faults, s->msr_timed ? s->msr_ns / s->msr_timed : 0,
 			s->pmis_fixed, s->pmis_nmi, s->pmis_masked, s->pmis_apic_off, s->pmis_bad_mode,
-			s->kicks);
+			s->kicks, s->rdpmc_exits, s->rdpmc_syncs);
 	}
 	fclose(m);
 	/* In TAP mode the accounting is commentary. */

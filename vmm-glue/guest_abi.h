@@ -61,6 +61,10 @@ enum vpmu_ucall_cmd {
 	                          with the vPMU paused; arg 0: by libvpmu again.  A
 	                          bench aid (bench/kvm-exits.sh), honoured only under
 	                          vpmu-run --null-pmu.  str: a label (may be empty). */
+	VPMU_UCALL_RDPMC_MODE = 5, /* the host writes into arg how this vCPU's RDPMC
+	                          reaches the vPMU (enum vpmu_kvm_rdpmc of
+	                          include/vpmu/kvm_x86.h: 1 exit, 2 sync, 3 stock;
+	                          docs/rdpmc.md), 0 if it cannot say.  str: "" */
 };
 enum vpmu_case_result {
 	VPMU_CASE_FAIL = 0,

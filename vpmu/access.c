@@ -478,6 +478,55 @@ int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 	return 0;
 }
 
+/*
+ * RDPMC (Intel SDM vol. 2, RDPMC; AMD APM vol. 3, RDPMC): ECX selects a counter
+ * by its index, and the instruction returns the counter at its width in
+ * EDX:EAX, or #GP for an index the CPU does not have (P6: 0-1, K7: 0-3, C3: 1)
+ * and on a CPU without the instruction (VPMU_CAP_NO_RDPMC).  The value is the
+ * one RDMSR of that counter's register returns.  CR4.PCE at CPL > 0 is checked
+ * before the VMM is asked (KVM, patches/kvm-rdpmc).
+ */
+static enum vpmu_fault rdpmc_read(struct vpmu_vcpu *v, uint32_t index, uint64_t *val)
+{
+	const struct vpmu_reg *r = NULL;
+	if (!(v->model->caps & VPMU_CAP_NO_RDPMC) && v->regspace == VPMU_SPACE_MSR &&
+	    index < v->model->nr_ctrs) {
+		for (unsigned i = 0; i < v->model->nr_regs; i++)
+			if (v->mregs[i].kind == VPMU_REG_CTR && v->mregs[i].index == index) {
+				r = &v->mregs[i];
+				break;
+			}
+	}
+	enum vpmu_fault f = VPMU_FAULT_NO_REG;
+	if (r) {
+		ACCESS_BEGIN(v);
+		f = read_reg(v, r, val, false);
+		ACCESS_END(v);
+	}
+	if (f != VPMU_FAULT_NONE)
+		*val = 0;
+	else
+		*val &= vpmu_width_mask(v->model->ctr_width);
+	return f;
+}
+
+int vpmu_rdpmc(struct vpmu_vcpu *v, uint32_t index, uint64_t *val, enum vpmu_fault *fault)
+{
+	if (!v || !val || !fault)
+		return -EINVAL;
+	v->totals.reads++;
+	*fault = rdpmc_read(v, index, val);
+	v->totals.faults += *fault != VPMU_FAULT_NONE;
+	return 0;
+}
+
+int vpmu_rdpmc_get(struct vpmu_vcpu *v, uint32_t index, uint64_t *val)
+{
+	if (!v || !val)
+		return -EINVAL;
+	return rdpmc_read(v, index, val) == VPMU_FAULT_NONE ? 0 : -ENOENT;
+}
+
 int vpmu_reg_get(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t *val)
 {
 	if (!v || !val)

@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "core.h"
+#include "vm_glue.h"
 
 static uint64_t next_vm_uid = 1;
 
@@ -479,4 +480,14 @@ uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *v)
 	v->pmi_ctrs = 0;
 	v->pmi_pending = false;
 	return m;
+}
+
+void vpmu_vm_glue_set_rdpmc_exits(struct vpmu_vm *vm, bool on)
+{
+	vm->glue_rdpmc_exits = on;
+}
+
+bool vpmu_vm_glue_rdpmc_exits(const struct vpmu_vm *vm)
+{
+	return vm->glue_rdpmc_exits;
 }

@@ -66,6 +66,9 @@ struct vpmu_vm {
 	int ireset_rule;                     /* the model's VPMU_RULE_CHECK_IRESET rule, or -1 */
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
+	/* vm_glue.h: set by vpmu_kvm_vm_setup() before any vCPU thread runs, read
+	 * by vpmu_kvm_vcpu_setup() on the vCPU threads. */
+	_Atomic bool glue_rdpmc_exits;
 };
 
 /* perfctr_cpu_state, ISA-neutral. */

@@ -222,6 +222,7 @@ struct vpmu_identity {
 #define VPMU_CAP_PCINT      0x1u  /* overflow interrupts (perfctr PCINT): i-mode counters */
 #define VPMU_CAP_HT         0x2u  /* hyper-threading: a VM may pair vCPUs as siblings */
 #define VPMU_CAP_OVF_ON_MSB 0x4u  /* overflow is the MSB becoming 1 (PPC), not a wrap */
+#define VPMU_CAP_NO_RDPMC   0x8u  /* x86 without RDPMC (plain P5): every RDPMC faults */
 
 struct vpmu_model;
 

@@ -67,6 +67,15 @@ void bench_null_pmu(bool on)
 	ucall(VPMU_UCALL_NULL_PMU, on);
 }
 
+uint64_t host_rdpmc_mode(void)
+{
+	struct percpu_ucall *p = &uc[this_cpu()];
+	p->str[0] = '\0';
+	ucall(VPMU_UCALL_RDPMC_MODE, 0);
+	mb();
+	return *(volatile uint64_t *)&p->u.arg;
+}
+
 static void report_case(const char *name, uint32_t result, const char *why)
 {
 	struct percpu_ucall *p = &uc[this_cpu()];

@@ -28,6 +28,8 @@ void mark(const char *label, uint64_t value);
 /* A bench aid (guest_abi.h VPMU_UCALL_NULL_PMU): this vCPU's PMU MSR exits are
  * answered by the host's null handler while on, if the host allows it. */
 void bench_null_pmu(bool on);
+/* How the host's KVM delivers this vCPU's RDPMC (VPMU_UCALL_RDPMC_MODE). */
+uint64_t host_rdpmc_mode(void);
 
 void begin_case(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool end_case(void);                 /* true if the case passed */

@@ -2,7 +2,8 @@
 /*
  * Case group 2: perfctr-style a-mode counting.  perfctr programs the controls
  * once and only reads the counters (perfctr low-level-x86.txt "Implementation
- * Notes"); here with RDMSR, since RDPMC raises #GP (rdpmc.c).
+ * Notes"); here with RDMSR, which reaches the vPMU on every KVM (RDPMC does only through
+ * KVM's RDPMC exit: rdpmc.c).
  *
  * Without a host PMU every mapped generic event counts the vCPU thread's time
  * (task clock), so the checks are "advanced" / "did not move", never ratios or

@@ -8,7 +8,8 @@
  * default mode everything counts as on the hardware and in strict mode exactly
  * those writes raise #GP and change nothing (docs/principles.md §2).
  *
- * Linux reads counters with RDPMC, which raises #GP here (rdpmc.c); this replay
+ * Linux reads counters with RDPMC, which reaches the vPMU only through KVM's RDPMC
+ * exit (rdpmc.c, docs/rdpmc.md); this replay, which must pass on every KVM,
  * reads them with RDMSR instead.
  */
 #include "pmu.h"

@@ -61,6 +61,7 @@ struct pmu_model {
 	unsigned width;                  /* counter bits */
 	bool sext32;                     /* a write sign-extends bit 31 (P6) */
 	bool pmi;                        /* overflow interrupts through the LVTPC */
+	bool no_rdpmc;                   /* no RDPMC instruction (plain P5: SDM vol. 2, RDPMC) */
 	bool intel_lvtpc;                /* Intel LVTPC: auto-masks on P4/Pentium M+ (lvtpc_automask) */
 	enum linux_driver linux;
 

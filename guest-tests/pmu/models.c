@@ -106,7 +106,7 @@
 const struct pmu_model pmu_models[] = {
 	{
 		.name = "p5", .vendor = "GenuineIntel", .family = 5, .model = 2, .stepping = 12,
-		INTEL_CESR,
+		INTEL_CESR, .no_rdpmc = true,
 		/* p5.md: no cycles event (the TSC is the cycle source). */
 		.count = {
 			{ "instructions (0x16) and branches (0x12), CC=011",

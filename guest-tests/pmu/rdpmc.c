@@ -1,51 +1,111 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Case group 9: RDPMC never reaches the virtual PMU.  KVM always intercepts
- * RDPMC and serves it from its own in-kernel PMU; a userspace VMM cannot take
- * it over (docs/principles.md §7; docs/integration.md "Limits"), so guests read
- * counters with RDMSR.  What the guest sees depends on the host's KVM:
- *  - #GP where KVM's PMU has no version (Intel with the PMU off);
- *  - 0, without a fault, where it does anyway: Linux 6.1's kvm_amd gives
- *    every vCPU PMU version 1 even with PMU virtualization off (seen in the
- *    nested SVM tier of scripts/kvm-env), and its counters never count.
- * Either way the virtual counter's value must not come back.
+ * Case group 9: RDPMC (docs/rdpmc.md).  What the guest's RDPMC returns depends
+ * on the host's KVM, which the host reports (VPMU_UCALL_RDPMC_MODE):
+ *  - exit (KVM with patches/kvm-rdpmc): every RDPMC exits and the model
+ *    answers: the counter at its width for the indexes the CPU has, #GP for
+ *    any other index and on a CPU without RDPMC (plain P5) (Intel SDM vol. 2,
+ *    RDPMC; AMD APM vol. 3, RDPMC; docs/models/);
+ *  - sync (stock kvm_amd): KVM answers ECX 0-3 from its four legacy counters,
+ *    which the host loads with the virtual counters before each entry: the
+ *    model's values (0 for an index the model lacks, where the CPU would #GP),
+ *    #GP from 4 up;
+ *  - stock (any other KVM): KVM answers itself, #GP or 0, never a virtual count.
  */
 #include "pmu.h"
 
+enum { MODE_EXIT = 1, MODE_SYNC = 2, MODE_STOCK = 3 };
+
+/* Indexes the test reads: every counter index, past the counters, and high
+ * ECX bits (bit 30: Intel's fixed counters, bit 31: the P4's fast read). */
+static const uint32_t probe_ecx[] = { 0, 1, 2, 3, 4, 5, 7, 0x40000000u, 0x80000000u };
+
+static bool rdpmc_has(const struct pmu_model *m, uint32_t ecx)
+{
+	return !m->no_rdpmc && ecx < MAX_CTRS && (m->ctr_mask & (1u << ecx));
+}
+
+static const char *mode_name(uint64_t mode)
+{
+	switch (mode) {
+	case MODE_EXIT: return "the model answers (KVM's RDPMC exit)";
+	case MODE_SYNC: return "KVM's legacy counters kept in step (stock kvm_amd)";
+	case MODE_STOCK: return "KVM answers itself (stock KVM): never a virtual count";
+	}
+	return "unknown";
+}
+
+/* In exit mode a running counter reads fresh: between two RDMSRs around it. */
+static void running_case(const struct pmu_model *m)
+{
+	uint8_t clock = m->count[0].clock & m->ctr_mask;
+	if (!clock || m->no_rdpmc || !host_counts())
+		return;
+	unsigned i = (unsigned)__builtin_ctz(clock);
+	apply_writes(m->count[0].on);
+	spin_us(WORK_US / 5);
+	uint64_t a = RD(m->ctr[i]), v = 0;
+	if (rdpmc_safe(i, &v))
+		FAIL("rdpmc(%u) of a running counter faulted (vector %u)", i, last_fault_vector());
+	uint64_t b = RD(m->ctr[i]);
+	uint64_t mask = ctr_width_mask(m);
+	if (((v - a) & mask) > ((b - a) & mask))
+		FAIL("rdpmc(%u) of a running counter: 0x%llx, not between RDMSR's 0x%llx and 0x%llx",
+		     i, (unsigned long long)v, (unsigned long long)a, (unsigned long long)b);
+}
+
 void test_rdpmc(const struct pmu_model *m)
 {
-	uint64_t vmsr[MAX_CTRS] = { 0 };
-	/* The model's counters, counting; 0 and 1 where there are none. */
-	uint8_t idx = m->ctr_mask ? m->ctr_mask : 0x3;
-	unsigned gp = 0, zero = 0;
-
-	begin_case("rdpmc: never reads the virtual PMU (#GP, or KVM's own idle PMU)");
-	if (m->style != STYLE_NONE) {
-		pmu_reset(m);
-		apply_writes(m->count[0].on);
-		spin_us(WORK_US / 5);
-		read_ctrs(m, vmsr);
+	uint64_t mode = host_rdpmc_mode(), want[MAX_CTRS] = { 0 };
+	begin_case("rdpmc: %s", mode_name(mode));
+	if (mode < MODE_EXIT || mode > MODE_STOCK) {
+		FAIL("the host did not say how RDPMC reaches the vPMU (mode %llu)",
+		     (unsigned long long)mode);
+		end_case();
+		return;
 	}
+	/* Stopped counters with values that show the width (bit 39, sign
+	 * extension on the P6, bits above 32 elsewhere). */
+	apply_writes(m->quiet);
 	for (unsigned i = 0; i < MAX_CTRS; i++) {
-		uint64_t v;
-		if (!(idx & (1u << i)))
+		if (!(m->ctr_mask & (1u << i)))
 			continue;
-		int r = rdpmc_safe(i, &v);
-		if (r == -1)
-			gp++;
-		else if (r)
-			FAIL("rdpmc(%u) raised exception %u, not #GP", i, last_fault_vector());
-		else if (v == 0)
-			zero++;
-		else
-			FAIL("rdpmc(%u) returned 0x%llx (RDMSR: 0x%llx): a counter the vPMU does not "
-			     "own", i, (unsigned long long)v, (unsigned long long)vmsr[i]);
+		uint64_t w = 0x000000FF80001234ull + i * 0x01010101ull;
+		WR(m->ctr[i], w);
+		want[i] = ctr_write_result(m, w);
 	}
-	if (zero)
-		diag("rdpmc returned 0 without #GP for %u counter(s): the host's KVM served it from "
-		     "its own PMU (kvm_amd does with the PMU off)", zero);
-	if (gp)
-		diag("rdpmc raised #GP for %u counter(s)", gp);
+	for (unsigned k = 0; k < sizeof(probe_ecx) / sizeof(probe_ecx[0]); k++) {
+		uint32_t ecx = probe_ecx[k];
+		uint64_t v = 0;
+		int r = rdpmc_safe(ecx, &v);
+		if (r == -2) {
+			FAIL("rdpmc(0x%x) raised exception %u, not #GP", ecx, last_fault_vector());
+			continue;
+		}
+		bool gp = r == -1;
+		bool has = rdpmc_has(m, ecx);
+		if (mode == MODE_EXIT || (mode == MODE_SYNC && ecx >= 4)) {
+			if (has && gp)
+				FAIL("rdpmc(0x%x): #GP, expected the counter (0x%llx)", ecx,
+				     (unsigned long long)want[ecx]);
+			else if (has && v != want[ecx])
+				FAIL("rdpmc(0x%x) = 0x%llx, expected 0x%llx (RDMSR's value at %u bits)",
+				     ecx, (unsigned long long)v, (unsigned long long)want[ecx], m->width);
+			else if (!has && !gp)
+				FAIL("rdpmc(0x%x) = 0x%llx, expected #GP (%s)", ecx, (unsigned long long)v,
+				     m->no_rdpmc ? "this CPU has no RDPMC" : "no such counter");
+		} else if (mode == MODE_SYNC) {
+			uint64_t e = has ? want[ecx] : 0;
+			if (gp || v != e)
+				FAIL("rdpmc(0x%x) = %s0x%llx, expected 0x%llx from KVM's counter %u",
+				     ecx, gp ? "#GP " : "", (unsigned long long)v, (unsigned long long)e, ecx);
+		} else if (!gp && v != 0) {
+			FAIL("rdpmc(0x%x) = 0x%llx: stock KVM returned a value it cannot have", ecx,
+			     (unsigned long long)v);
+		}
+	}
+	if (mode == MODE_EXIT)
+		running_case(m);
 	pmu_reset(m);
 	end_case();
 }

@@ -4,7 +4,8 @@
  * (docs/integration.md).  Five calls:
  *
  *   vpmu_kvm_vm_setup()    once per VM, before its vCPUs exist: KVM's own vPMU off
- *                          (KVM_CAP_PMU_CAPABILITY), user-space MSR exits on, and an
+ *                          (KVM_CAP_PMU_CAPABILITY), user-space MSR exits on (and
+ *                          RDPMC exits, where KVM has them: docs/rdpmc.md), and an
  *                          MSR filter so exactly the PMU MSRs of the models
  *                          (vpmu_pmu_regs(): IA32_MISC_ENABLE included) exit to
  *                          user space;
@@ -66,11 +67,29 @@ struct vpmu_kvm_stats {
 	uint64_t pmis_apic_off;    /* PMIs lost: APIC software-disabled (SVR bit 8 clear) */
 	uint64_t pmis_bad_mode;    /* PMIs lost: LVTPC delivery mode neither fixed nor NMI */
 	uint64_t kicks;            /* KVM_RUN returns for the kick signal */
+	uint64_t rdpmc_exits;      /* RDPMC exits answered (VPMU_KVM_RDPMC_EXIT), counted
+	                              in msr_exits too */
+	uint64_t rdpmc_syncs;      /* KVM_SET_MSRS loads of KVM's counters before an entry
+	                              (VPMU_KVM_RDPMC_SYNC) */
+};
+
+/* How guest RDPMC reaches the virtual PMU on this vCPU (docs/rdpmc.md), decided
+ * by probing KVM at setup. */
+enum vpmu_kvm_rdpmc {
+	VPMU_KVM_RDPMC_EXIT = 1,   /* KVM has KVM_MSR_EXIT_REASON_RDPMC (patches/kvm-rdpmc):
+	                              every RDPMC exits and the model answers it exactly */
+	VPMU_KVM_RDPMC_SYNC,       /* stock kvm_amd: KVM answers RDPMC ECX 0-3 from its
+	                              legacy counters, which the glue loads with the virtual
+	                              PMU's values before each entry (exact at entry; other
+	                              indexes read 0, not #GP) */
+	VPMU_KVM_RDPMC_STOCK,      /* neither: KVM answers RDPMC itself (#GP on Intel with
+	                              its PMU off), never with the virtual counters */
 };
 
 /* vm_fd: the KVM VM (with its in-kernel irqchip already created); vm: the
- * virtual PMU it presents.  Turns KVM's own PMU off where KVM offers that. */
-int vpmu_kvm_vm_setup(int vm_fd, const struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN]);
+ * virtual PMU it presents (which records whether RDPMC exits were enabled).
+ * Turns KVM's own PMU off where KVM offers that. */
+int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN]);
 
 /* vm_fd: the KVM VM (PMIs go in as MSIs); vcpu_fd and run: the KVM vCPU and its
  * mapped kvm_run;
@@ -88,6 +107,8 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
  * land; a later vpmu_kvm_vcpu_run switches it in again).  0, or -EINVAL for NULL. */
 int vpmu_kvm_vcpu_pause(struct vpmu_kvm_vcpu *kv);
 const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv); /* NULL for NULL */
+enum vpmu_kvm_rdpmc vpmu_kvm_vcpu_rdpmc(const struct vpmu_kvm_vcpu *kv);
+const char *vpmu_kvm_rdpmc_name(enum vpmu_kvm_rdpmc mode);   /* one line, for logs */
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
 
 /* The CPUID leaves the glue presents for the VM's model (for a VMM that builds

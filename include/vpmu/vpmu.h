@@ -193,6 +193,14 @@ int vpmu_reg_write(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t re
 		   uint64_t value, enum vpmu_fault *fault);
 int vpmu_reg_read(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,
 		  uint64_t *value, enum vpmu_fault *fault);
+/* Guest RDPMC with ECX = index (x86): the counter's value at its width, or a
+ * fault (#GP) where the presented CPU has no such counter or no RDPMC.  Counted
+ * as a read.  Returns 0 (with *fault set) or -EINVAL for a bad argument. */
+int vpmu_rdpmc(struct vpmu_vcpu *vcpu, uint32_t index, uint64_t *value, enum vpmu_fault *fault);
+/* What RDPMC with ECX = index would return now, without counting an access
+ * (a VMM that keeps another copy of the counters in step: vmm-glue's stock-KVM
+ * fallback).  0, -ENOENT where that RDPMC would fault, -EINVAL. */
+int vpmu_rdpmc_get(struct vpmu_vcpu *vcpu, uint32_t index, uint64_t *value);
 /* Host-initiated access, for save/restore (KVM's host_initiated MSR accesses):
  * get returns what the register holds (a counter: its full-width value) without
  * the guest's read semantics; set stores a value with no guest semantics (no sign

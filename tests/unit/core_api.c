@@ -311,6 +311,77 @@ static void test_misc_enable_save_restore(void)
 	vpmu_vm_destroy(pm);
 }
 
+/* RDPMC, per the manuals (Intel SDM vol. 2 and AMD APM vol. 3, RDPMC; perfctr
+ * low-level-x86.txt for the counter widths and the P6's sign extension):
+ * ECX selects a counter the CPU has and the read returns it at its width (what
+ * RDMSR of its register returns); any other index #GPs, and a plain P5 has no
+ * RDPMC at all. */
+static void rdpmc_model(const char *model, uint32_t ctr_msr, unsigned valid_mask, unsigned nr,
+			uint64_t write, uint64_t want)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *vm = NULL;
+	struct vpmu_vcpu *v = NULL;
+	cfg.model = model;
+	if (vpmu_vm_create(host, &cfg, &vm) || vpmu_vcpu_create(vm, 0, &v)) {
+		ok(0, "%s: VM for RDPMC", model);
+		return;
+	}
+	struct vpmu_totals t0, t1;
+	vpmu_vcpu_totals(v, &t0);
+	for (unsigned i = 0; i < 8; i++) {
+		enum vpmu_fault f = VPMU_FAULT_NONE;
+		uint64_t val = 0x55;
+		bool has = valid_mask & (1u << i);
+		if (has) {
+			/* counter i's register: the model's counters are contiguous from ctr_msr */
+			uint32_t msr = ctr_msr + (i - (unsigned)__builtin_ctz(valid_mask));
+			enum vpmu_fault wf = wr(v, msr, write + i);
+			ok(wf == VPMU_FAULT_NONE, "%s: WRMSR 0x%x := 0x%llx", model, msr, (unsigned long long)(write + i));
+			ok(vpmu_rdpmc(v, i, &val, &f) == 0 && f == VPMU_FAULT_NONE,
+			   "%s: RDPMC ECX=%u reads counter %u", model, i, i);
+			is_u64(val, want + i, "%s: ... at its width, as RDMSR 0x%x does", model, msr);
+			is_u64(rd(v, msr), val, "%s: ... RDMSR 0x%x agrees", model, msr);
+			uint64_t peek = 0;
+			ok(vpmu_rdpmc_get(v, i, &peek) == 0 && peek == val,
+			   "%s: vpmu_rdpmc_get(%u) returns the same without counting an access", model, i);
+		} else {
+			ok(vpmu_rdpmc(v, i, &val, &f) == 0 && f == VPMU_FAULT_NO_REG && val == 0,
+			   "%s: RDPMC ECX=%u #GPs (%s) and reads 0", model, i,
+			   nr ? "no such counter" : "no RDPMC on this CPU");
+			ok(vpmu_rdpmc_get(v, i, &val) == -ENOENT, "%s: vpmu_rdpmc_get(%u) is -ENOENT", model, i);
+		}
+	}
+	enum vpmu_fault f = VPMU_FAULT_NONE;
+	uint64_t val = 1;
+	ok(vpmu_rdpmc(v, 0x80000000u, &val, &f) == 0 && f == VPMU_FAULT_NO_REG,
+	   "%s: ECX bit 31 (the P4's fast read) is no counter here: #GP", model);
+	vpmu_vcpu_totals(v, &t1);
+	unsigned nvalid = (unsigned)__builtin_popcount(valid_mask);
+	is_u64(t1.reads - t0.reads, 8 + 1 + nvalid, "%s: each RDPMC (and each RDMSR) counted as a read, rdpmc_get not", model);
+	is_u64(t1.faults - t0.faults, 8 - nvalid + 1, "%s: each RDPMC #GP counted as a fault", model);
+	vpmu_vm_destroy(vm);
+}
+
+static void test_rdpmc(void)
+{
+	/* P6: EAX sign-extended into 40 bits on a write. */
+	rdpmc_model("p6", 0xC1, 0x3, 2, 0x80001234, 0xFF80001234ull);
+	/* K7/K8: 48 bits. */
+	rdpmc_model("k7", 0xC0010004, 0xF, 4, 0x0000800000000010ull, 0x800000000010ull);
+	rdpmc_model("k8", 0xC0010004, 0xF, 4, 0xFFFF123456789A00ull, 0x123456789A00ull);
+	/* Pentium MMX: 40 bits, no sign extension. */
+	rdpmc_model("p5mmx", 0x12, 0x3, 2, 0xFFFFFFFF00000001ull, 0xFF00000001ull);
+	/* Plain Pentium: no RDPMC. */
+	rdpmc_model("p5", 0x12, 0, 0, 0, 0);
+	/* VIA C3: only counter 1 (PERFCTR1), 32 bits. */
+	rdpmc_model("c3", 0xC2, 0x2, 1, 0x1234567890ull, 0x34567890ull);
+	enum vpmu_fault f;
+	uint64_t val;
+	ok(vpmu_rdpmc(NULL, 0, &val, &f) == -EINVAL && vpmu_rdpmc_get(NULL, 0, &val) == -EINVAL,
+	   "RDPMC of no vCPU: -EINVAL");
+}
+
 int main(void)
 {
 	struct vpmu_backend be;
@@ -328,6 +399,7 @@ int main(void)
 	test_imode_suspend_resume();
 	test_strict_and_default();
 	test_misc_enable_save_restore();
+	test_rdpmc();
 	vpmu_host_destroy(host);
 	vpmu_sim_destroy(sim);
 	return tap_done();

@@ -93,7 +93,7 @@ extern const struct vpmu_event_desc p5_cesr_winchip2_events[P5_CESR_NR_WINCHIP2_
 /* The descriptor fields every P5-family model shares. */
 #define P5_CESR_MODEL_FIELDS(VARIANT, RULES, EVENTS, NR_EVENTS)                           \
 	.regspace = VPMU_SPACE_MSR,                                                       \
-	.caps = 0, /* no LVTPC, no overflow interrupt: the PMn pins only */               \
+	/* .caps: no VPMU_CAP_PCINT (no LVTPC, no overflow interrupt: the PMn pins only) */ \
 	.nr_ctrs = 2, .nr_ctrl_slots = 1,                                                 \
 	.regs = p5_cesr_regs, .nr_regs = 3,                                               \
 	.rules = RULES, .nr_rules = P5_CESR_NR_RULES,                                     \
