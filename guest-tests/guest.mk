@@ -8,7 +8,7 @@
 # $(B)/guest/obj/.  A guest program is a directory of .c files defining
 # guest_main(), linked with the runtime in guest-tests/lib/; GUEST_PROGRAMS
 # maps image names to directories, and a program whose directory holds no .c
-# file is left out.
+# file is left out.  $(B)/guest/vpmu-workload is an i386 Linux program (below).
 
 B ?= build
 
@@ -39,7 +39,7 @@ _guest_prog_obj = $(patsubst $(GUEST_DIR)/%.c,$(B)/guest/obj/%.o, \
 GUEST_OBJS    := $(GUEST_LIB_OBJ) $(foreach p,$(GUEST_PROGS),$(call _guest_prog_obj,$(p)))
 
 .PHONY: guests
-guests: $(GUEST_IMAGES)
+guests: $(GUEST_IMAGES) $(B)/guest/vpmu-workload
 # Keep the objects and the .elf (make would delete them as intermediates).
 # .PRECIOUS, not .SECONDARY with a list: a .SECONDARY with prerequisites would
 # cancel the including Makefile's bare .SECONDARY (every target secondary).
@@ -64,6 +64,17 @@ $(B)/guest/%.bin: $(B)/guest/%.elf $(GUEST_DIR)/check-image.sh
 	$(GUEST_OBJCOPY) -O binary $< $@.tmp
 	sh $(GUEST_DIR)/check-image.sh $@.tmp $<
 	mv $@.tmp $@
+
+# vpmu-workload: not a bare-metal guest but a freestanding i386 Linux program
+# (its own _start, int $0x80 system calls, no libc), for perf in a Linux guest
+# booted with scripts/guest-image's kernel and initramfs.  Static and not
+# stripped: perf report names hot_crc_loop and cold_mix_loop.
+GUEST_LINUX_CFLAGS := -m32 -march=i686 -static -nostdlib -ffreestanding -fno-pie -no-pie \
+		      -fno-stack-protector -O1 -g -std=c11 -Wall -Wextra -Werror -Wl,--build-id
+
+$(B)/guest/vpmu-workload: $(GUEST_DIR)/linux/workload.c $(_guest_mk)
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_LINUX_CFLAGS) -o $@ $<
 
 -include $(GUEST_OBJS:.o=.d)
 

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vpmu-workload: a tiny workload for `perf` inside a Linux guest (i386).
+ *
+ *     vpmu-workload [M]      M million iterations (default 10)
+ *
+ * Freestanding: no libc, its own _start, raw `int $0x80` system calls (write,
+ * exit), so it is a static i386 ELF that runs under Debian's 686 kernel and,
+ * through IA32 emulation, under its amd64 kernel.  Built unstripped (-g) so
+ * `perf report` names its functions: hot_crc_loop() takes about 95% of the
+ * time, cold_mix_loop() about 5% (both noinline, so each is one symbol).
+ * It prints one line with both results (so neither loop can be optimised
+ * away) and exits 0; a malformed M exits 2.
+ *
+ * Built by `make guests` (guest-tests/guest.mk) into build/guest/vpmu-workload;
+ * scripts/guest-image's initramfs runs it from a test's /run.sh.
+ */
+typedef unsigned int u32;
+
+#define SYS_exit  1
+#define SYS_write 4
+
+static long sys3(long nr, long a, long b, long c)
+{
+	long ret;
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
+	return ret;
+}
+
+__attribute__((noreturn)) static void sys_exit(int status)
+{
+	for (;;)
+		sys3(SYS_exit, status, 0, 0);
+}
+
+static void put(const char *s)
+{
+	long n = 0;
+	while (s[n])
+		n++;
+	sys3(SYS_write, 1, (long)s, n);
+}
+
+static char *utoa(char *end, u32 v, u32 base) /* writes backwards from end */
+{
+	*--end = 0;
+	do {
+		*--end = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	return end;
+}
+
+/* The hot function: a bitwise CRC-32 over a byte stream generated on the fly,
+ * eight shift/xor steps per byte, `bytes` bytes. */
+__attribute__((noinline)) u32 hot_crc_loop(u32 bytes)
+{
+	u32 crc = 0xFFFFFFFFu;
+	for (u32 i = 0; i < bytes; i++) {
+		crc ^= (i * 2654435761u) >> 24;
+		for (int b = 0; b < 8; b++)
+			crc = (crc >> 1) ^ (0xEDB88320u & -(crc & 1));
+	}
+	return ~crc;
+}
+
+/* The cold function: an xorshift mix, run for 1/7 of the hot loop's bytes: about
+ * 5% of the time (95% : 5% measured with perf on an x86-64 host). */
+__attribute__((noinline)) u32 cold_mix_loop(u32 n)
+{
+	u32 x = 2463534242u, sum = 0;
+	for (u32 i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		sum += x ^ (sum >> 3);
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		sum += x ^ (sum >> 7);
+	}
+	return sum;
+}
+
+static int workload_main(int argc, char **argv)
+{
+	u32 millions = 10;
+	if (argc > 1) {
+		const char *p = argv[1];
+		millions = 0;
+		if (!*p)
+			goto bad;
+		for (; *p; p++) {
+			if (*p < '0' || *p > '9' || millions > 400)
+				goto bad;
+			millions = millions * 10 + (u32)(*p - '0');
+		}
+		if (millions > 4000) /* 4e9 bytes still fit in 32 bits */
+			goto bad;
+	}
+	u32 bytes = millions * 1000000u;
+	u32 crc = hot_crc_loop(bytes);
+	u32 mix = cold_mix_loop(bytes / 7);
+
+	char b1[16], b2[16], b3[16];
+	put("vpmu-workload: ");
+	put(utoa(b1 + sizeof b1, millions, 10));
+	put(" M iterations, crc 0x");
+	put(utoa(b2 + sizeof b2, crc, 16));
+	put(", mix 0x");
+	put(utoa(b3 + sizeof b3, mix, 16));
+	put("\n");
+	return 0;
+bad:
+	put("usage: vpmu-workload [MILLIONS] (0 to 4000)\n");
+	return 2;
+}
+
+/* The process entry: ESP points at argc, then argv[].  Align the stack for
+ * the C code and pass it the initial stack pointer. */
+__attribute__((used, noreturn)) static void start_c(long *sp)
+{
+	sys_exit(workload_main((int)sp[0], (char **)(sp + 1)));
+}
+
+__asm__(".text\n"
+	".globl _start\n"
+	".type _start, @function\n"
+	"_start:\n"
+	"	xorl %ebp, %ebp\n"
+	"	movl %esp, %eax\n"
+	"	andl $-16, %esp\n"
+	"	subl $12, %esp\n"
+	"	pushl %eax\n"
+	"	call start_c\n"
+	"	hlt\n"
+	".size _start, . - _start\n");
