@@ -32,7 +32,7 @@ LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.
 TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all check test fuzz bench clean deps demo kvm-programs guests install
+.PHONY: all check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install
 .SECONDARY:
 all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%)
 
@@ -104,15 +104,27 @@ bench:
 clean:
 	rm -rf build
 
-# The main job (README.md): a profiled two-vCPU P6 guest (guest-tests/demo) under
-# vpmu-run with real KVM -- natively where /dev/kvm works, otherwise nested in
-# QEMU TCG (scripts/kvm-env) -- sampling its cycles with PMIs; the guest prints
-# its profile, vpmu-run the virtual PMU's accounting.
+# The main job (README.md): a profiled Linux guest.  Debian's 686 kernel on an
+# emulated Pentium III under vpmu-run, on KVM with the RDPMC exit (nested in QEMU
+# TCG: scripts/kvm-env --patched-kvm); perf record and perf report inside the
+# guest, then vpmu-run's accounting (scripts/demo-linux, docs/linux-guests.md).
 DEMO_MODEL ?= p6
 demo: deps
 	$(MAKE) --no-print-directory all kvm-programs guests
+	scripts/demo-linux $(DEMO_MODEL)
+
+# The bare-metal demo: a two-vCPU guest (guest-tests/demo) that samples its own
+# cycles with PMIs as Linux's P6 driver programs them and prints its profile.
+demo-bare: deps
+	$(MAKE) --no-print-directory all kvm-programs guests
 	scripts/kvm-env --timeout 300 --file $(B)/guest/demo-profile.bin -- \
 		$(KVMB)/bin/vpmu-run --model $(DEMO_MODEL) --vcpus 2 --timeout 240 demo-profile.bin
+
+# The Linux tier alone (docs/linux-guests.md): Linux boots, the guest images,
+# perf inside p6, k7 and k8 guests.
+check-linux: deps
+	$(MAKE) --no-print-directory kvm-programs guests
+	VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest prove tests/linux-boot.t tests/guest-image.t tests/linux-perf.t
 
 # Debian packages the build and tests need (fresh machine: README.md).
 deps:

@@ -9,10 +9,13 @@
 # QEMU TCG); per access it prints the median over the runs of the TSC ticks per
 # access of each, and libvpmu's share of the round trip, (libvpmu - null) /
 # libvpmu.  Exits KVM handles in the kernel are printed for scale.
-#   make kvm-programs guests && bench/kvm-exits.sh [MODEL [RUNS]]
+# RDPMC exits only where KVM has them: --patched-kvm (nested, docs/rdpmc.md).
+#   make kvm-programs guests && bench/kvm-exits.sh [--patched-kvm] [MODEL [RUNS]]
 set -eu
 KB=${VPMU_KVM_BUILD:-build/static}
 GB=${VPMU_GUEST_BUILD:-build/guest}
+patched=
+if [ "${1:-}" = --patched-kvm ]; then patched=--patched-kvm; shift; fi
 model=${1:-p6}
 runs=${2:-5}
 tmp=$(mktemp -d)
@@ -24,7 +27,7 @@ while [ \$i -lt $runs ]; do
 	i=\$((i + 1))
 done
 EOF
-scripts/kvm-env --timeout 600 --file "$KB/bin/vpmu-run" --file "$GB/bench-exits.bin" \
+scripts/kvm-env $patched --timeout 600 --file "$KB/bin/vpmu-run" --file "$GB/bench-exits.bin" \
 	--file "$tmp/exits-suite.sh" -- /bin/busybox sh exits-suite.sh >"$tmp/out" 2>"$tmp/err" || {
 	cat "$tmp/err" >&2
 	exit 1

@@ -447,10 +447,14 @@ static void *vcpu_thread(void *arg)
 		finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
 		return NULL;
 	}
-	/* How the guest's RDPMC (Linux perf's counter reads) reaches the model. */
-	if (c->index == 0)
+	/* How the guest's RDPMC (Linux perf's counter reads) reaches the model,
+	 * and the clock its cycles follow without a host PMU. */
+	if (c->index == 0) {
 		fprintf(stderr, "vpmu-run: guest RDPMC: %s\n",
 			vpmu_kvm_rdpmc_name(vpmu_kvm_vcpu_rdpmc(c->kv)));
+		if (khz > 0)
+			fprintf(stderr, "vpmu-run: guest TSC: %d kHz (KVM_GET_TSC_KHZ)\n", khz);
+	}
 	while (!run_done(rn)) {
 		int r = c->null_now ? null_pmu_run(c) : vpmu_kvm_vcpu_run(c->kv, c->index, c->err);
 		if (r == -EINTR)

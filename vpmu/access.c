@@ -279,11 +279,11 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_retarget(struct
 		if (!host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
 			viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
 	}
+	record_violations(v, viol);
 	if (viol && strict) {
 		txn_undo(t);
 		return VPMU_FAULT_STRICT;
 	}
-	record_violations(v, viol);
 	if (i >= 0 && sel != v->ctl.ctr[i].evntsel) {
 		if (v->cpu >= 0 && (unsigned)i < v->ctl.nractrs)
 			vpmu_state_retarget(v, (unsigned)i, sel);
@@ -308,9 +308,9 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 		 * read-modify-write of EVNTSEL0 often is): only the rules are re-checked. */
 		if (!t->ctr_mask && !host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
 			viol |= v->mops->check_control(m, &v->ctx, v->rf, &v->ctl);
+		record_violations(v, viol);
 		if (viol && strict)
 			return VPMU_FAULT_STRICT;
-		record_violations(v, viol);
 		if (t->ctr_mask)
 			load_counters(v, t);
 		return VPMU_FAULT_NONE;
@@ -321,11 +321,11 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 	derive_control(v, t, &ctl, host ? NULL : &viol);
 	if (!host && vpmu_ctl_n(&ctl) && v->mops->check_control)
 		viol |= v->mops->check_control(m, &v->ctx, v->rf, &ctl);
+	record_violations(v, viol);
 	if (viol && strict) {
 		txn_undo(t);
 		return VPMU_FAULT_STRICT;
 	}
-	record_violations(v, viol);
 	if (t->ctr_mask)
 		load_counters(v, t);
 	install_control(v, &ctl);

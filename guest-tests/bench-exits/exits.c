@@ -10,6 +10,8 @@
  *   - WRMSR of an event select with the value it holds;
  *   - WRMSR alternating an event select between two events (each write
  *     changes what the host counts);
+ *   - RDPMC of that counter, where the host's KVM exits on RDPMC (docs/rdpmc.md;
+ *     elsewhere KVM answers it in the kernel, timed as such);
  * and, for scale, two exits KVM handles in the kernel: CPUID and WRMSR of
  * IA32_BIOS_SIGN_ID (0x8B, which KVM intercepts and ignores; SYSENTER_CS would
  * not do: SVM passes it through).  Marks report the guest's TSC ticks per
@@ -50,6 +52,14 @@ static void read_ctr(const struct pmu_regs *p, unsigned i)
 	uint64_t v;
 	(void)i;
 	rdmsr_safe(p->ctr, &v);
+}
+
+static void rdpmc_ctr(const struct pmu_regs *p, unsigned i)
+{
+	uint64_t v;
+	(void)p;
+	(void)i;
+	rdpmc_safe(0, &v);
 }
 
 static void write_same(const struct pmu_regs *p, unsigned i)
@@ -127,6 +137,14 @@ void guest_main(void)
 		     (unsigned long long)on, (unsigned long long)back);
 
 	side_by_side("rdmsr PMU counter (user-space exit)", read_ctr, p);
+	if (host_rdpmc_mode() == 1) {
+		side_by_side("rdpmc PMU counter (user-space exit, patched KVM)", rdpmc_ctr, p);
+	} else {
+		uint64_t t0 = rdtsc();
+		for (unsigned i = 0; i < N_KVM; i++)
+			rdpmc_ctr(p, i);
+		report("rdpmc (handled in KVM: no RDPMC exit here)", "KVM", rdtsc() - t0, N_KVM);
+	}
 	side_by_side("wrmsr PMU event select (user-space exit)", write_same, p);
 	side_by_side("wrmsr PMU event select, changing events (user-space exit)", write_changing, p);
 	wrmsr_safe(p->ctrl1, 0);

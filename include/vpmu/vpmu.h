@@ -112,7 +112,8 @@ struct vpmu_totals {
 	uint64_t faults;               /* of which refused by the hardware rules */
 	uint64_t strict_refusals;      /* of which refused by strict mode */
 	uint64_t switch_ins, cache_hits;
-	uint64_t violations[VPMU_MAX_RULES]; /* writes that broke rule i (default mode) */
+	uint64_t violations[VPMU_MAX_RULES]; /* guest writes that broke rule i: stored anyway
+	                                        (default mode) or refused (strict mode) */
 };
 
 /* ---- models ---- */

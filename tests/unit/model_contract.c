@@ -631,8 +631,8 @@ static void test_write_hooks(void)
 	is_fault(wr(s, SEL1, SEL_EN | SEL_USR | (EV_INSTR | 0x100)), VPMU_FAULT_NONE,
 		 "strict: another unit mask is another event, accepted");
 	t = totals(s);
-	ok(t.strict_refusals == 2 && t.violations[R_BIT19] == 0 && t.violations[R_SAME_EVENT] == 0,
-	   "strict: 2 refusals, no violation recorded");
+	ok(t.strict_refusals == 2 && t.violations[R_BIT19] == 1 && t.violations[R_SAME_EVENT] == 1,
+	   "strict: 2 refusals, each recorded against the rule it would have broken");
 	if (!(t.strict_refusals == 2 && t.violations[R_BIT19] == 0 && t.violations[R_SAME_EVENT] == 0))
 		printf("#   refusals %" PRIu64 ", violations %" PRIu64 "/%" PRIu64 "\n", t.strict_refusals,
 		       t.violations[R_BIT19], t.violations[R_SAME_EVENT]);
@@ -925,8 +925,8 @@ static void test_calls(void)
 	ok(rd(s, SEL0) == EV_INSTR && rd(s, SEL1) == EV_INSTR && rd(s, CTR0) == 0 && rd(s, CTR1) == 5,
 	   "denied call changed nothing (selects and counters)");
 	struct vpmu_totals t = totals(s);
-	ok(t.strict_refusals == 1 && t.violations[R_SAME_EVENT] == 0 && t.calls == 1,
-	   "one refusal, no violation recorded, one call");
+	ok(t.strict_refusals == 1 && t.violations[R_SAME_EVENT] == 1 && t.calls == 1,
+	   "one refusal, recorded against same-event, one call");
 	is_int(call(s, FID_START, 0, 1, 1, 77, NULL), VPMU_SBI_SUCCESS, "strict: start of one counter");
 	ok(rd(s, SEL0) == (SEL_COUNT | EV_INSTR) && rd(s, CTR0) == 77, "it started at 77");
 	vpmu_vm_destroy(svm);

@@ -1,0 +1,88 @@
+#!/bin/sh
+# /run.sh of the profiled Linux guests (tests/linux-perf.t, make demo): runs
+# inside Debian's kernel with scripts/guest-image's busybox + perf initramfs and
+# guest-tests/linux/workload.c as /bin/vpmu-workload.  What it runs comes from
+# the kernel command line:
+#   vpmu.case=profile  perf stat (cycles, instructions, branches, task-clock) and
+#                      perf record -e cycles -c PERIOD with perf report's top lines
+#   vpmu.case=smp      perf stat -a -A -e cycles with a workload on every CPU
+#   vpmu.case=stat     perf stat alone (the strict-mode boots)
+#   vpmu.case=demo     perf record and perf report, for people (make demo)
+#   vpmu.case=slowdown the workload's time unsampled and under perf record,
+#                      alternating, vpmu.runs=N times each (bench/linux-sampling.sh)
+#   vpmu.iters=N       the workload's length in millions of iterations (20)
+#   vpmu.period=N      the sampling period in cycles (2000000: a nested guest
+#                      runs far slower than its clock, docs/linux-guests.md)
+# Lines the host parses start with "@@ "; the exit status is the VM's (the
+# initramfs's /init hands it to vpmu-run through port 0xF4).
+arg() { sed -n "s/.*vpmu\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+case=$(arg case)
+iters=$(arg iters)
+period=$(arg period)
+: "${case:=profile}" "${iters:=20}" "${period:=2000000}"
+W=/bin/vpmu-workload
+# perf rotates events that do not fit the counters (three on the P6's two) every
+# perf_event_mux_interval_ms (4 ms).  Each rotation is a dozen PMU register
+# exits; in the nested tier, where an exit costs up to a millisecond of wall
+# time, rotations every 4 ms left the guest no time for anything else (soft
+# lockups, docs/linux-guests.md); every 100 ms they cost a few per cent.
+for f in /sys/bus/event_source/devices/cpu/perf_event_mux_interval_ms; do
+	[ -w "$f" ] && echo 100 >"$f"
+done
+
+# The demo's reader gets the same facts without the parser's prefix.
+P='@@ '
+[ "$case" = demo ] && P='== guest '
+echo "${P}kernel $(uname -r) $(uname -m), $(grep -c '^processor' /proc/cpuinfo) CPU(s), case $case"
+echo "${P}cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+dmesg | sed -n 's/^\[[ 0-9.]*\] //p' | grep -E 'Performance Events|unchecked MSR access|PMU' |
+	sed "s/^/${P}dmesg: /"
+
+stat() { # EVENTS ARGS...: CSV lines (perf stat -x,) as "@@ stat: ..."
+	ev=$1; shift
+	perf stat -x, -o /tmp/stat.csv -e "$ev" "$@" >/tmp/stat.out 2>&1
+	rc=$?
+	grep -v -e '^#' -e '^$' /tmp/stat.csv | sed 's/^/@@ stat: /'
+	[ $rc -eq 0 ] || { echo "@@ error: perf stat exited with $rc"; cat /tmp/stat.out; }
+	return $rc
+}
+record() { # perf record of the workload, then perf report's top symbols
+	perf record -q -e cycles -c "$period" -o /tmp/perf.data -- $W "$iters" >/tmp/rec.out 2>&1 ||
+		{ echo "@@ error: perf record failed"; cat /tmp/rec.out; return 1; }
+	perf report -i /tmp/perf.data --stdio --sort sym >/tmp/report.txt 2>/tmp/report.err ||
+		{ echo "@@ error: perf report failed"; cat /tmp/report.err; return 1; }
+	echo "@@ samples $(sed -n 's/^# Samples: \(.*\) of event.*/\1/p' /tmp/report.txt | head -n 1)"
+	grep -v -e '^#' -e '^$' /tmp/report.txt | head -n "${1:-8}" | sed 's/^ */@@ report: /'
+}
+
+secs() { # the guest's time for a command, in seconds (busybox time -p)
+	/bin/busybox time -p "$@" 2>&1 >/dev/null | sed -n 's/^real //p'
+}
+
+case $case in
+slowdown)
+	runs=$(arg runs)
+	i=0
+	while [ "$i" -lt "${runs:-3}" ]; do
+		echo "@@ time plain $(secs $W "$iters")"
+		echo "@@ time sampled $(secs perf record -q -e cycles -c "$period" -o /tmp/perf.data -- $W "$iters")"
+		i=$((i + 1))
+	done
+	echo "@@ samples $(perf report -i /tmp/perf.data --stdio 2>/dev/null | sed -n 's/^# Samples: \(.*\) of event.*/\1/p' | head -n 1)" ;;
+profile)
+	stat cycles,instructions,branches,task-clock -- $W "$iters" || exit 1
+	record || exit 1 ;;
+smp)
+	stat cycles -a -A -- sh -c "$W $iters & $W $iters; wait" || exit 1 ;;
+stat)
+	stat cycles,instructions -- $W "$iters" || exit 1 ;;
+demo)
+	echo "== perf record -e cycles -c $period $W $iters, inside the guest"
+	perf record -e cycles -c "$period" -o /tmp/perf.data -- $W "$iters" 2>&1 | grep -v '^\[ perf record: Woken'
+	echo "== perf report --stdio --sort comm,dso,sym | head"
+	perf report -i /tmp/perf.data --stdio --sort comm,dso,sym 2>/dev/null | grep -v '^$' | head -n 24 ;;
+*)
+	echo "@@ error: unknown vpmu.case=$case"
+	exit 2 ;;
+esac
+exit 0
