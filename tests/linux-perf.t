@@ -48,9 +48,9 @@ cat "$initrd" "$tmp/extra.cpio" >"$tmp/initrd"
 cp "$k686" "$tmp/vmlinuz-686" && cp "$kamd" "$tmp/vmlinuz-amd64"
 
 cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t acpi=off"
-boot() { # NAME MODEL KERNEL VCPUS EXTRA-OPTION CASE
+boot() { # NAME MODEL KERNEL VCPUS EXTRA-OPTION CASE: boots.sh lines for one boot
 	echo "echo @@RUN $1"
-	echo "./vpmu-run --model $2 --vcpus $4 $5 --timeout 280 --kernel vmlinuz-$3 --initrd initrd --append '$cmd vpmu.case=$6' >out 2>err"
+	echo "./vpmu-run --model $2 --vcpus $4 $5 --timeout 200 --kernel vmlinuz-$3 --initrd initrd --append '$cmd vpmu.case=$6 vpmu.period=4000000' >out 2>err"
 	echo "echo @@STATUS \$?; cat out; sed 's/^/@@ERR /' err"
 }
 {
@@ -61,15 +61,41 @@ boot() { # NAME MODEL KERNEL VCPUS EXTRA-OPTION CASE
 	boot p6strict p6 686 1 --strict stat
 	boot k8strict k8 amd64 1 --strict stat
 } >"$tmp/boots.sh"
-scripts/kvm-env --patched-kvm --timeout 900 --smp 2 --mem 1536 --file "$KB/bin/vpmu-run" \
-	--file "$tmp/vmlinuz-686" --file "$tmp/vmlinuz-amd64" --file "$tmp/initrd" --file "$tmp/boots.sh" \
-	-- /bin/busybox sh boots.sh >"$tmp/all.out" 2>"$tmp/env.err"
+kvm() { # BOOTS-SCRIPT OUTPUT: one kvm-env call running the boots
+	scripts/kvm-env --patched-kvm --timeout 900 --smp 2 --mem 1536 --file "$KB/bin/vpmu-run" \
+		--file "$tmp/vmlinuz-686" --file "$tmp/vmlinuz-amd64" --file "$tmp/initrd" --file "$1" \
+		-- /bin/busybox sh "$(basename "$1")" >"$2" 2>"$tmp/env.err"
+}
+split_boots() { # OUTPUT: one NAME.out, NAME.err and NAME.status per boot
+	awk -v d="$tmp" '
+	/^@@RUN / { run = d "/" $2; printf "" > (run ".out"); printf "" > (run ".err"); next }
+	/^@@ERR / { sub(/^@@ERR /, ""); print > (run ".err"); next }
+	/^@@STATUS / { print $2 > (run ".status"); next }
+	run != "" { print > (run ".out") }' "$1"
+}
+kvm "$tmp/boots.sh" "$tmp/all.out"
 ok $? "one kvm-env --patched-kvm call holds every boot" "$tmp/env.err"
-awk -v d="$tmp" '
-/^@@RUN / { run = d "/" $2; next }
-/^@@ERR / { sub(/^@@ERR /, ""); print > (run ".err"); next }
-/^@@STATUS / { print $2 > (run ".status"); next }
-run != "" { print > (run ".out") }' "$tmp/all.out"
+split_boots "$tmp/all.out"
+# A nested guest that stops making progress (seen about once in ten p6 perf
+# record boots: the guest stops exiting with PMIs pending, inside QEMU's
+# emulation of SVM; docs/linux-guests.md) ends at vpmu-run's --timeout with
+# status 124.  Such a boot runs once more, and the test says so.
+retry=
+for b in p6:p6:686:1::profile k7:k7:686:1::profile k8:k8:amd64:1::profile; do
+	name=${b%%:*}
+	[ "$(cat "$tmp/$name.status" 2>/dev/null)" = 124 ] || continue
+	echo "# $name: vpmu-run's --timeout ended the boot (status 124); it runs once more. Its last lines:"
+	grep -v '^ ' "$tmp/$name.out" | tail -n 5 | sed 's/^/#   /'
+	IFS=: read -r n m k c o cs <<EOF2
+$b
+EOF2
+	boot "$n" "$m" "$k" "$c" "$o" "$cs" >>"$tmp/retry.sh"
+	retry="$retry $name"
+done
+if [ -n "$retry" ]; then
+	kvm "$tmp/retry.sh" "$tmp/retry.out"
+	split_boots "$tmp/retry.out"
+fi
 
 st() { cat "$tmp/$1.status" 2>/dev/null || echo missing; }
 line() { sed -n "s/^@@ $2 //p" "$tmp/$1.out" 2>/dev/null | tr -d '\r'; } # line BOOT KEY
@@ -114,7 +140,7 @@ for b in p6:p6:"p6 PMU driver" k7:k7:"AMD PMU driver" k8:k8:"AMD PMU driver"; do
 	s=$(line "$name" samples)
 	top=$(line "$name" report: | head -n 1)
 	[ -n "$s" ] && [ "$s" != 0 ] && echo "$top" | grep -q 'hot_crc_loop'
-	ok $? "$model: perf record -c 2000000 sampled through PMIs (${s:-no} samples) and perf report puts hot_crc_loop first ($top)" "$f"
+	ok $? "$model: perf record -c 4000000 sampled through PMIs (${s:-no} samples) and perf report puts hot_crc_loop first ($top)" "$f"
 	pmis=$(sed -n 's/.* pmis=\([0-9]*\).*/\1/p' "$tmp/$name.out" | head -n 1)
 	rx=$(sed -n 's/.* rdpmc-exits=\([0-9]*\).*/\1/p' "$tmp/$name.out" | head -n 1)
 	[ "${pmis:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ] 2>/dev/null
