@@ -3,8 +3,9 @@
 # guests"): in one boot of Debian's kernel under vpmu-run on KVM with the RDPMC
 # exit (scripts/kvm-env --patched-kvm), the workload of guest-tests/linux runs
 # unsampled and under perf record -e cycles -c PERIOD, alternating, RUNS times
-# each (guest-tests/linux/profile.sh, case slowdown); prints the guest's times
-# (busybox time -p, the guest's clock) and the median slowdown.
+# each (guest-tests/linux/profile.sh, case slowdown); prints the workload's own
+# times for its loops (CLOCK_MONOTONIC in the guest: perf's start and end are
+# not in them) and the median slowdown.
 #   make kvm-programs guests && bench/linux-sampling.sh [MODEL [PERIOD [RUNS]]]
 set -eu
 KB=${VPMU_KVM_BUILD:-build/static}
@@ -40,7 +41,7 @@ function median(a, n,    i, j, t) {
 END {
 	if (!np || !ns) { print "bench/linux-sampling.sh: no times in the output" > "/dev/stderr"; exit 1 }
 	printf "# model %s, perf record -e cycles -c %d, %d runs each, alternating, one boot\n", model, period, np
-	printf "unsampled: median %.2f s (", median(p, np); for (i = 1; i <= np; i++) printf "%s%s", p[i], i < np ? " " : ")\n"
-	printf "sampled:   median %.2f s (", median(s, ns); for (i = 1; i <= ns; i++) printf "%s%s", s[i], i < ns ? " " : ")\n"
+	printf "unsampled: median %.3f s (µs:", median(p, np) / 1e6; for (i = 1; i <= np; i++) printf " %s%s", p[i], i < np ? "" : ")\n"
+	printf "sampled:   median %.3f s (µs:", median(s, ns) / 1e6; for (i = 1; i <= ns; i++) printf " %s%s", s[i], i < ns ? "" : ")\n"
 	printf "slowdown:  %.2fx (last run: %s samples; PMIs raised in the boot: %s)\n", median(s, ns) / median(p, np), samples, pmis
 }' "$tmp/out"

@@ -11,14 +11,7 @@
 GB=${VPMU_GUEST_BUILD:-build/guest}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # ok STATUS DESCRIPTION [FILE-TO-SHOW]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 25 "$3" | sed 's/^/# /'
-	fi
-}
+. tests/tap.sh
 bytes() { # FILE OFFSET COUNT: hex bytes, no spaces
 	od -A n -t x1 -j "$2" -N "$3" "$1" 2>/dev/null | tr -d ' \n'
 }

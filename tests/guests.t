@@ -14,14 +14,7 @@ GB=${VPMU_GUEST_BUILD:-build/guest}
 MODELS="p5 p5mmx 6x86mx mii cyrix-iii winchip-c6 winchip2 winchip3 p6 k7 k8 c3 generic"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # ok STATUS DESCRIPTION [FILE-TO-SHOW]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 20 "$3" | sed 's/^/# /'
-	fi
-}
+. tests/tap.sh
 
 for f in "$KB/bin/vpmu-run" "$GB/pmu-tests.bin"; do
 	if [ ! -f "$f" ]; then

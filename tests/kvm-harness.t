@@ -13,14 +13,7 @@ out=$B/kvm-harness
 mkdir -p "$out" || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # ok COND-STATUS DESCRIPTION [DIAGNOSTIC-FILE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 30 "$3" | sed 's/^/# /'
-	fi
-}
+. tests/tap.sh
 probe_lines() { # FILE LABEL: the probe's unnumbered TAP lines, numbered here
 	while IFS= read -r line; do
 		case $line in

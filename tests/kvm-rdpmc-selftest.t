@@ -12,18 +12,7 @@
 # linux-source-6.1 (scripts/kvm-modules).
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # ok STATUS DESCRIPTION [FILE-TO-SHOW]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 25 "$3" | sed 's/^/# /'
-	fi
-}
-skip() { # skip DESCRIPTION REASON
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+. tests/tap.sh
 
 bin=$(scripts/kvm-selftest 2>"$tmp/build.err")
 [ -n "$bin" ] && [ -x "$bin" ]

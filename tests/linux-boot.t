@@ -14,14 +14,7 @@
 KB=${VPMU_KVM_BUILD:-build/static}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # ok STATUS DESCRIPTION [FILE-TO-SHOW]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 25 "$3" | sed 's/^/# /'
-	fi
-}
+. tests/tap.sh
 
 kernel=$(scripts/kvm-env --kernel-path 2>"$tmp/kp.err")
 [ -n "$kernel" ] && [ -f "$kernel" ]

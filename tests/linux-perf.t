@@ -16,15 +16,7 @@ KB=${VPMU_KVM_BUILD:-build/static}
 GB=${VPMU_GUEST_BUILD:-build/guest}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # ok STATUS DESCRIPTION [FILE-TO-SHOW]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 30 "$3" | sed 's/^/# /'
-	fi
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. tests/tap.sh
 
 k686=$(scripts/guest-image --kernel 686 2>"$tmp/img.err") &&
 	kamd=$(scripts/guest-image --kernel amd64 2>>"$tmp/img.err") &&

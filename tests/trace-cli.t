@@ -12,11 +12,7 @@ B=${VPMU_BUILD:-build}
 T="$B/bin/vpmu-trace"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { # ok COND-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
+. tests/tap.sh
 run() { # run ARGS...: stdout in $tmp/out, stderr in $tmp/err, status in $rc
 	"$T" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
 }

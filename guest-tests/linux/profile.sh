@@ -8,8 +8,9 @@
 #   vpmu.case=smp      perf stat -a -A -e cycles with a workload on every CPU
 #   vpmu.case=stat     perf stat alone (the strict-mode boots)
 #   vpmu.case=demo     perf record and perf report, for people (make demo)
-#   vpmu.case=slowdown the workload's time unsampled and under perf record,
-#                      alternating, vpmu.runs=N times each (bench/linux-sampling.sh)
+#   vpmu.case=slowdown the workload's own time (µs) unsampled and under perf
+#                      record, alternating, vpmu.runs=N times each
+#                      (bench/linux-sampling.sh)
 #   vpmu.iters=N       the workload's length in millions of iterations (20)
 #   vpmu.period=N      the sampling period in cycles (2000000: a nested guest
 #                      runs far slower than its clock, docs/linux-guests.md)
@@ -55,8 +56,8 @@ record() { # perf record of the workload, then perf report's top symbols
 	grep -v -e '^#' -e '^$' /tmp/report.txt | head -n "${1:-8}" | sed 's/^ */@@ report: /'
 }
 
-secs() { # the guest's time for a command, in seconds (busybox time -p)
-	/bin/busybox time -p "$@" 2>&1 >/dev/null | sed -n 's/^real //p'
+us() { # the workload's own time for its loops, in µs, from its output line
+	"$@" 2>/dev/null | sed -n 's/^vpmu-workload: .*, in \([0-9]*\) us$/\1/p'
 }
 
 case $case in
@@ -64,8 +65,8 @@ slowdown)
 	runs=$(arg runs)
 	i=0
 	while [ "$i" -lt "${runs:-3}" ]; do
-		echo "@@ time plain $(secs $W "$iters")"
-		echo "@@ time sampled $(secs perf record -q -e cycles -c "$period" -o /tmp/perf.data -- $W "$iters")"
+		echo "@@ time plain $(us $W "$iters")"
+		echo "@@ time sampled $(us perf record -q -e cycles -c "$period" -o /tmp/perf.data -- $W "$iters")"
 		i=$((i + 1))
 	done
 	echo "@@ samples $(perf report -i /tmp/perf.data --stdio 2>/dev/null | sed -n 's/^# Samples: \(.*\) of event.*/\1/p' | head -n 1)" ;;

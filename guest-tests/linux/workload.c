@@ -10,7 +10,9 @@
  * `perf report` names its functions: hot_crc_loop() takes about 95% of the
  * time, cold_mix_loop() about 5% (both noinline, so each is one symbol).
  * It prints one line with both results (so neither loop can be optimised
- * away) and exits 0; a malformed M exits 2.
+ * away) and the time the two loops took on the guest's CLOCK_MONOTONIC (what
+ * bench/linux-sampling.sh compares, without perf's own start and end), and
+ * exits 0; a malformed M exits 2.
  *
  * Built by `make guests` (guest-tests/guest.mk) into build/guest/vpmu-workload;
  * scripts/guest-image's initramfs runs it from a test's /run.sh.
@@ -19,6 +21,12 @@ typedef unsigned int u32;
 
 #define SYS_exit  1
 #define SYS_write 4
+#define SYS_clock_gettime 265   /* i386, 32-bit struct timespec */
+#define CLOCK_MONOTONIC 1
+
+struct timespec32 {
+	long tv_sec, tv_nsec;
+};
 
 static long sys3(long nr, long a, long b, long c)
 {
@@ -39,6 +47,12 @@ static void put(const char *s)
 	while (s[n])
 		n++;
 	sys3(SYS_write, 1, (long)s, n);
+}
+
+static u32 elapsed_us(const struct timespec32 *a, const struct timespec32 *b)
+{
+	return (u32)(b->tv_sec - a->tv_sec) * 1000000u + (u32)(b->tv_nsec - a->tv_nsec + 1000000000) / 1000u -
+	       1000000u;
 }
 
 static char *utoa(char *end, u32 v, u32 base) /* writes backwards from end */
@@ -99,17 +113,22 @@ static int workload_main(int argc, char **argv)
 			goto bad;
 	}
 	u32 bytes = millions * 1000000u;
+	struct timespec32 t0, t1;
+	sys3(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&t0, 0);
 	u32 crc = hot_crc_loop(bytes);
 	u32 mix = cold_mix_loop(bytes / 7);
+	sys3(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&t1, 0);
 
-	char b1[16], b2[16], b3[16];
+	char b1[16], b2[16], b3[16], b4[16];
 	put("vpmu-workload: ");
 	put(utoa(b1 + sizeof b1, millions, 10));
 	put(" M iterations, crc 0x");
 	put(utoa(b2 + sizeof b2, crc, 16));
 	put(", mix 0x");
 	put(utoa(b3 + sizeof b3, mix, 16));
-	put("\n");
+	put(", in ");
+	put(utoa(b4 + sizeof b4, elapsed_us(&t0, &t1), 10));
+	put(" us\n");
 	return 0;
 bad:
 	put("usage: vpmu-workload [MILLIONS] (0 to 4000)\n");
