@@ -19,21 +19,10 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "kvm_rdpmc.h"
 #include "vm_glue.h"
 #include "vpmu/kvm_x86.h"
 
-/* The RDPMC exit reason of the KVM change in patches/kvm-rdpmc (docs/rdpmc.md):
- * not in any released <linux/kvm.h> yet. */
-#ifndef KVM_MSR_EXIT_REASON_RDPMC
-#define KVM_MSR_EXIT_REASON_RDPMC (1 << 3)
-#endif
-
-/* kvm_amd's legacy PMU (arch/x86/kvm/svm/pmu.c, Linux 6.1): four counters
- * that host-initiated KVM_SET_MSRS of MSR_K7_PERFCTR0-3 loads and KVM's own
- * RDPMC emulation (ECX 0-3) reads back, 48 bits wide, even with KVM's PMU off
- * (docs/rdpmc.md "Stock KVM"). */
-#define K7_PERFCTR0 0xC0010004u
-#define SYNC_CTRS 4
 
 /* LAPIC register offsets in the KVM_GET_LAPIC page and LVT fields (Intel SDM
  * vol. 3, "Local Vector Table"). */
@@ -61,7 +50,7 @@ struct vpmu_kvm_vcpu {
 	int signo;               /* the kick signal */
 	bool automask;           /* PMI delivery masks LVTPC (vpmu_vm_lvtpc_automask) */
 	enum vpmu_kvm_rdpmc rdpmc;
-	uint64_t synced[SYNC_CTRS];  /* what KVM's counters hold (VPMU_KVM_RDPMC_SYNC) */
+	struct kvm_rdpmc_sync sync;  /* VPMU_KVM_RDPMC_SYNC: what KVM's counters hold */
 	struct vpmu_kvm_stats stats;
 };
 
@@ -154,69 +143,6 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 	return r;
 }
 
-/* One host-initiated MSR access of a vCPU: 0, or -1 where KVM refused it. */
-static int msr_access(int vcpu_fd, unsigned long req, struct kvm_msr_entry *e, unsigned n)
-{
-	union {
-		struct kvm_msrs m;
-		uint8_t buf[sizeof(struct kvm_msrs) + SYNC_CTRS * sizeof(struct kvm_msr_entry)];
-	} u;
-	if (n > SYNC_CTRS)
-		return -1;
-	memset(&u, 0, sizeof(u));
-	u.m.nmsrs = n;
-	memcpy(u.buf + sizeof(struct kvm_msrs), e, n * sizeof(*e));
-	if (ioctl(vcpu_fd, req, &u) != (int)n)
-		return -1;
-	memcpy(e, u.buf + sizeof(struct kvm_msrs), n * sizeof(*e));
-	return 0;
-}
-
-/* Stock KVM (no RDPMC exit): does this vCPU have counters that KVM's RDPMC
- * reads and KVM_SET_MSRS loads?  Load one with a value no reset leaves there,
- * read it back, and clear it again. */
-static enum vpmu_kvm_rdpmc probe_sync(struct vpmu_kvm_vcpu *kv)
-{
-	struct kvm_msr_entry e = { .index = K7_PERFCTR0, .data = 0x5A5A5A5A5Aull };
-	if (msr_access(kv->vcpu_fd, KVM_SET_MSRS, &e, 1) < 0)
-		return VPMU_KVM_RDPMC_STOCK;
-	e.data = 0;
-	if (msr_access(kv->vcpu_fd, KVM_GET_MSRS, &e, 1) < 0 || e.data != 0x5A5A5A5A5Aull)
-		return VPMU_KVM_RDPMC_STOCK;
-	e.data = 0;
-	if (msr_access(kv->vcpu_fd, KVM_SET_MSRS, &e, 1) < 0)
-		return VPMU_KVM_RDPMC_STOCK;
-	return VPMU_KVM_RDPMC_SYNC;
-}
-
-/* Before an entry on stock kvm_amd: KVM's counters take what RDPMC ECX = i
- * reads from the virtual PMU now (0 where the model has no counter i), so
- * that KVM's emulation of RDPMC returns it.  The guest's clock is frozen
- * during the exit, so the values are exact at entry; while the guest runs, its
- * RDPMC sees them as of that entry (docs/rdpmc.md). */
-static int sync_counters(struct vpmu_kvm_vcpu *kv, char *err)
-{
-	struct kvm_msr_entry e[SYNC_CTRS];
-	unsigned n = 0;
-	for (unsigned i = 0; i < SYNC_CTRS; i++) {
-		uint64_t v = 0;
-		vpmu_rdpmc_get(kv->vcpu, i, &v);
-		v &= (1ull << 48) - 1;
-		if (v == kv->synced[i])
-			continue;
-		e[n].index = K7_PERFCTR0 + i;
-		e[n].reserved = 0;
-		e[n++].data = v;
-		kv->synced[i] = v;
-	}
-	if (!n)
-		return 0;
-	kv->stats.rdpmc_syncs++;
-	if (msr_access(kv->vcpu_fd, KVM_SET_MSRS, e, n) < 0)
-		return fail(err, errno ? errno : EIO, "KVM_SET_MSRS (KVM's RDPMC counters)");
-	return 0;
-}
-
 int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
 			int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN])
 {
@@ -266,7 +192,7 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 		free(kv);
 		return fail(err, e, "KVM_SET_SIGNAL_MASK");
 	}
-	kv->rdpmc = vpmu_vm_glue_rdpmc_exits(kv->vm) ? VPMU_KVM_RDPMC_EXIT : probe_sync(kv);
+	kv->rdpmc = vpmu_vm_glue_rdpmc_exits(kv->vm) ? VPMU_KVM_RDPMC_EXIT : kvm_rdpmc_probe_sync(vcpu_fd);
 	*out = kv;
 	return 0;
 }
@@ -281,19 +207,6 @@ void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv)
 enum vpmu_kvm_rdpmc vpmu_kvm_vcpu_rdpmc(const struct vpmu_kvm_vcpu *kv)
 {
 	return kv ? kv->rdpmc : VPMU_KVM_RDPMC_STOCK;
-}
-
-const char *vpmu_kvm_rdpmc_name(enum vpmu_kvm_rdpmc mode)
-{
-	switch (mode) {
-	case VPMU_KVM_RDPMC_EXIT:
-		return "exit: KVM exits on RDPMC (patches/kvm-rdpmc), the model answers";
-	case VPMU_KVM_RDPMC_SYNC:
-		return "sync: stock kvm_amd; its 4 legacy counters follow the virtual PMU at each entry";
-	case VPMU_KVM_RDPMC_STOCK:
-		return "stock: KVM answers RDPMC itself (#GP or 0), not the virtual PMU";
-	}
-	return "unknown";
 }
 
 const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv)
@@ -419,9 +332,10 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
 		/* What this exit's accesses changed reaches the host counters now. */
 		vpmu_vcpu_enter(kv->vcpu);
 		if (kv->rdpmc == VPMU_KVM_RDPMC_SYNC) {
-			int r = sync_counters(kv, err);
+			int r = kvm_rdpmc_sync(kv->vcpu_fd, kv->vcpu, &kv->sync);
 			if (r < 0)
-				return r;
+				return fail(err, -r, "KVM_SET_MSRS (KVM's RDPMC counters)");
+			kv->stats.rdpmc_syncs += (uint64_t)r;
 		}
 		if (t0) {
 			kv->stats.msr_ns += mono_ns() - t0;
