@@ -11,6 +11,8 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS := -Iinclude -Ivpmu -D_GNU_SOURCE
 LDLIBS  := -lxxhash -lpthread
+# The tools' accounting formats (tools/acct_*.c) use json-c; libvpmu does not.
+TOOL_LDLIBS := -ljson-c
 # Only the public API (include/vpmu/*.h, which mark their declarations visible)
 # leaves the shared library: tests/abi.t checks its dynamic symbol table.
 VIS     := -fvisibility=hidden
@@ -67,11 +69,11 @@ install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so
 TOOL_LIB_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
 $(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
 
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
 
 # Programs that run inside the nested KVM tier must be static (scripts/kvm-env),
 # so they are built apart from the sanitizer build (ASan does not link static).

@@ -17,7 +17,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 # link libFuzzer's main.
 CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link -DVPMU_CONTRACT_CHECKS
 LDFLAGS_FUZZ := $(SANFLAGS) -fsanitize=fuzzer
-LDLIBS   := -lxxhash
+LDLIBS   := -lxxhash -ljson-c
 
 LIB_SRC  := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c))
 TOOL_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))

@@ -8,8 +8,6 @@
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
 
-/* Prints the VM's accounting: one block per vCPU, then the VM's totals. */
-void accounting_print_vm(FILE *out, const char *vm_name, struct vpmu_vm *vm);
 /* How the host counts each generic event (hardware, task clock, not at all). */
 void accounting_print_sources(FILE *out, const struct vpmu_host *host);
 /* The perf backend's system calls and the host's refusals by cause. */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accounting.h"
+#include "acct_formats.h"
 #include "trace.h"
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
@@ -564,8 +564,30 @@ static int run_line(struct ctx *c, char *line)
 }
 
 static FILE *accounting_out;
+static enum acct_format accounting_format;
 
-void trace_set_accounting(FILE *out) { accounting_out = out; }
+void trace_set_accounting(FILE *out, enum acct_format f)
+{
+	accounting_out = out;
+	accounting_format = f;
+}
+
+/* One snapshot per VM of the trace, in the chosen format (acct_snapshot.h). */
+static void print_accounting(struct ctx *c)
+{
+	struct acct_vm *snap = calloc(c->nvms ? c->nvms : 1, sizeof(*snap));
+	unsigned n = 0;
+	if (!snap) {
+		fprintf(stderr, "vpmu-trace: out of memory for the accounting\n");
+		return;
+	}
+	for (unsigned i = 0; i < c->nvms; i++)
+		if (acct_collect(&snap[n], c->vms[i].name, c->vms[i].vm, c->host, NULL) == 0)
+			n++;
+	if (acct_write(accounting_out, accounting_format, snap, n) < 0)
+		fprintf(stderr, "vpmu-trace: writing the accounting failed\n");
+	free(snap);
+}
 
 void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE *tap,
 	       int verbose, unsigned *tapno, struct trace_result *res)
@@ -622,8 +644,8 @@ void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE
 		run_line(c, buf);
 		pos = end + 1;
 	}
-	for (unsigned i = 0; accounting_out && !res->error && i < c->nvms; i++)
-		accounting_print_vm(accounting_out, c->vms[i].name, c->vms[i].vm);
+	if (accounting_out && !res->error)
+		print_accounting(c);
 	for (unsigned i = 0; i < c->nvms; i++)
 		vpmu_vm_destroy(c->vms[i].vm);
 	vpmu_host_destroy(c->host);

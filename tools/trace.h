@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "acct_snapshot.h"
+
 struct trace_result {
 	unsigned checks;     /* expectations evaluated */
 	unsigned failed;     /* expectations that did not hold */
@@ -20,6 +22,7 @@ void trace_run(const char *name, const char *text, size_t len, FILE *diag, FILE 
 
 /* Print every VM's accounting (tools/accounting.h) to `out` at the end of each
  * well-formed trace; NULL (the default) prints none. */
-void trace_set_accounting(FILE *out);
+/* After each trace, its VMs' accounting in format f to out (NULL: none). */
+void trace_set_accounting(FILE *out, enum acct_format f);
 
 #endif

@@ -28,6 +28,7 @@
 #include "vpmu/vpmu.h"
 #include "../vmm-glue/guest_abi.h"
 #include "accounting.h"
+#include "acct_formats.h"
 #include "console_input.h"
 #include "dev_rtc.h"
 #include "dev_uart.h"
@@ -52,6 +53,7 @@ struct opts {
 	bool no_host_pmu;  /* --no-host-pmu: the perf backend's task clock even on a host PMU */
 	bool null_pmu;     /* --null-pmu: the guest may switch its PMU MSR exits to a handler
 	                      that does nothing (VPMU_UCALL_NULL_PMU, bench/kvm-exits.sh) */
+	enum acct_format accounting;  /* --accounting FORMAT at exit (docs/accounting.md) */
 };
 
 struct vcpu_ctx {
@@ -96,7 +98,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--strict]\n"
 		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
-		"                [--tap] [--console-input] [--append WORDS] IMAGE\n"
+		"                [--tap] [--console-input] [--accounting text|domstats|prometheus|json]\n"
+		"                [--append WORDS] IMAGE\n"
 		"       vpmu-run [options] --kernel bzImage [--initrd FILE] [--append CMDLINE]\n"
 		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32), or\n"
 		"  a Linux bzImage with --kernel (docs/vpmu-run.md, \"Linux guests\"), under\n"
@@ -146,6 +149,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->kernel = argv[++i];
 		else if (!strcmp(a, "--initrd") && more)
 			o->initrd = argv[++i];
+		else if (!strcmp(a, "--accounting") && more) {
+			int f = acct_format_from_name(argv[++i]);
+			if (f < 0) {
+				fprintf(stderr, "vpmu-run: --accounting must be text, domstats, prometheus or "
+					"json, not '%s'\n", argv[i]);
+				exit(2);
+			}
+			o->accounting = (enum acct_format)f;
+		}
 		else if (!strcmp(a, "--strict"))
 			o->strict = true;
 		else if (!strcmp(a, "--tap"))
@@ -608,6 +620,19 @@ static int setup_kvm(struct run *rn)
 
 static void print_accounting(struct run *rn)
 {
+	/* One snapshot: each vCPU's totals and its glue's statistics, read once. */
+	static struct acct_vm snap;
+	const struct vpmu_kvm_stats *kvm[VPMU_MAX_VCPUS] = { 0 };
+	for (unsigned i = 0; i < rn->o.vcpus; i++)
+		kvm[i] = rn->cpu[i].kv ? vpmu_kvm_vcpu_stats(rn->cpu[i].kv) : NULL;
+	if (acct_collect(&snap, "guest", rn->pvm, rn->host, kvm) < 0)
+		return;
+	if (rn->o.accounting != ACCT_TEXT) {
+		fflush(stdout);
+		if (acct_write(stdout, rn->o.accounting, &snap, 1) < 0)
+			fprintf(stderr, "vpmu-run: writing the accounting failed\n");
+		return;
+	}
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
@@ -618,7 +643,7 @@ static void print_accounting(struct run *rn)
 	accounting_print_sources(m, rn->host);
 	if (rn->perf)
 		accounting_print_perf(m, rn->perf);
-	accounting_print_vm(m, "guest", rn->pvm);
+	acct_write_text(m, &snap, 1);
 	for (unsigned i = 0; i < rn->o.vcpus; i++) {
 		if (!rn->cpu[i].kv)
 			continue;

@@ -50,10 +50,13 @@ static char *slurp(const char *path, size_t *len)
 
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: vpmu-trace [-v] FILE...\n"
+	fprintf(to, "usage: vpmu-trace [-v] [--accounting[=FORMAT]] FILE...\n"
 		    "Replays vpmu traces against libvpmu with the sim backend and prints TAP.\n"
 		    "  -v             one TAP line per expectation instead of one per file\n"
-		    "  --accounting   print each VM's per-vCPU and per-VM counter accounting\n");
+		    "  --accounting[=FORMAT]  after each file, its VMs' per-vCPU and per-VM counter\n"
+		    "                 accounting: text (the default), domstats (virsh domstats --perf\n"
+		    "                 keys), prometheus (text exposition format) or json\n"
+		    "                 (docs/accounting.md)\n");
 }
 
 int main(int argc, char **argv)
@@ -63,7 +66,16 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[first], "-v"))
 			verbose = 1;
 		else if (!strcmp(argv[first], "--accounting"))
-			trace_set_accounting(stdout);
+			trace_set_accounting(stdout, ACCT_TEXT);
+		else if (!strncmp(argv[first], "--accounting=", 13)) {
+			int f = acct_format_from_name(argv[first] + 13);
+			if (f < 0) {
+				fprintf(stderr, "vpmu-trace: unknown accounting format '%s' (text, domstats, "
+					"prometheus, json)\n", argv[first] + 13);
+				return 2;
+			}
+			trace_set_accounting(stdout, (enum acct_format)f);
+		}
 		else if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
 			usage(stdout);
 			return 0;

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Accounting as JSON, written with json-c.  The schema (docs/accounting.md):
+ *
+ * {"schema": 1, "vms": [VM, ...]}
+ * VM     = {"name": "<domain>", "model": "<model>", "counters": N,
+ *           "events": {"<event>": {"countable": bool, "source": "<source>"}, ...},
+ *           "rules": ["<rule>", ...],
+ *           "vcpus": [VCPU, ...],
+ *           "total": TOTALS}
+ * TOTALS = {"events": {"<event>": N, ...},
+ *           "counters": [N, ...],
+ *           "pmis": {"raised": N},
+ *           "accesses": {"reads": N, "writes": N, "calls": N},
+ *           "faults": N, "strict_refusals": N,
+ *           "violations": {"<rule>": N, ...},
+ *           "cache_hits": N, "switch_ins": N}
+ * VCPU   = {"index": N} + TOTALS
+ *          + {"kvm": {"msr_exits": N, "msr_faults": N, "rdpmc_exits": N,
+ *                     "rdpmc_syncs": N,
+ *                     "pmis": {"fixed": N, "nmi": N, "lost_masked": N,
+ *                              "lost_apic_off": N, "lost_bad_mode": N},
+ *                     "kicks": N}}
+ *
+ * - <event>: the generic event names (vpmu_event_name(): "cycles",
+ *   "instructions", "ref-cycles", "bus-cycles", "branches", "branch-misses",
+ *   "cache-references", "cache-misses"), all of them in VM.events; <source>:
+ *   vpmu_count_source_name() ("not-countable", "sim", "hardware", "task-clock").
+ * - TOTALS.events has the countable events only: an event the host cannot count
+ *   has no number anywhere, only "countable": false in VM.events.
+ * - "counters" (VM) is how many guest counters the model has; TOTALS.counters
+ *   holds that many counts, guest counter 0 first.
+ * - "rules": the model's perfctr rule names by rule id; TOTALS.violations has
+ *   the rules with a nonzero count only (a rule without a name: "rule<id>").
+ * - "total" is the sum of the VM's vCPUs.  "kvm" appears only on the vCPUs run
+ *   by the KVM glue (vpmu-run), never in "total".
+ * - Every N is a JSON integer: a count above 2^63-1 (not reached in practice)
+ *   reads 9223372036854775807.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "acct_formats.h"
+
+/* The keys live at least as long as the tree (freed before returning): no copies. */
+#define KEY_NEW (JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
+
+struct jb {
+	int err;
+};
+
+/* Adds v under key to parent; v is freed (and err set) if that fails.  A NULL
+ * parent is one that failed before (err is set): v is dropped. */
+static struct json_object *add(struct jb *b, struct json_object *parent, const char *key,
+			       struct json_object *v, unsigned opts)
+{
+	if (!v) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	if (!parent || json_object_object_add_ex(parent, key, v, opts)) {
+		json_object_put(v);
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	return v;
+}
+
+static struct json_object *push(struct jb *b, struct json_object *arr, struct json_object *v)
+{
+	if (!v) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	if (!arr || json_object_array_add(arr, v)) {
+		json_object_put(v);
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	return v;
+}
+
+static struct json_object *num(uint64_t v)
+{
+	return json_object_new_int64(v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static void add_num(struct jb *b, struct json_object *o, const char *key, uint64_t v)
+{
+	add(b, o, key, num(v), KEY_NEW);
+}
+
+/* A string as JSON needs it: bytes that are not UTF-8 become U+FFFD. */
+static struct json_object *str(const char *s, size_t max)
+{
+	char buf[256];
+	size_t n = strnlen(s, max), o = 0;
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *p = (const unsigned char *)s + i;
+		size_t len = 0;
+		if (p[0] < 0x80)
+			len = 1;
+		else if (p[0] >= 0xC2 && p[0] <= 0xDF && i + 1 < n && (p[1] & 0xC0) == 0x80)
+			len = 2;
+		else if (p[0] >= 0xE0 && p[0] <= 0xEF && i + 2 < n && (p[1] & 0xC0) == 0x80 &&
+			 (p[2] & 0xC0) == 0x80 && !(p[0] == 0xE0 && p[1] < 0xA0) &&
+			 !(p[0] == 0xED && p[1] > 0x9F))
+			len = 3;
+		else if (p[0] >= 0xF0 && p[0] <= 0xF4 && i + 3 < n && (p[1] & 0xC0) == 0x80 &&
+			 (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80 &&
+			 !(p[0] == 0xF0 && p[1] < 0x90) && !(p[0] == 0xF4 && p[1] > 0x8F))
+			len = 4;
+		if (o + 4 > sizeof(buf))
+			break;                  /* names are shorter: truncated, still UTF-8 */
+		if (len) {
+			if (o + len > sizeof(buf))
+				break;
+			memcpy(buf + o, p, len);
+			o += len;
+			i += len - 1;
+		} else {
+			memcpy(buf + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+		}
+	}
+	return json_object_new_string_len(buf, (int)o);
+}
+
+static const char *rule_key(const struct acct_vm *vm, unsigned r, char *tmp, size_t size)
+{
+	if (vm->rule[r])
+		return vm->rule[r];
+	snprintf(tmp, size, "rule%u", r);
+	return tmp;
+}
+
+static unsigned nr_ctrs(const struct acct_vm *vm)
+{
+	return vm->nr_ctrs < VPMU_MAX_CTRS ? vm->nr_ctrs : VPMU_MAX_CTRS;
+}
+
+static unsigned nr_rules(const struct acct_vm *vm)
+{
+	return vm->nr_rules < VPMU_MAX_RULES ? vm->nr_rules : VPMU_MAX_RULES;
+}
+
+/* TOTALS, into the object o. */
+static void totals(struct jb *b, struct json_object *o, const struct acct_vm *vm,
+		   const struct vpmu_totals *t)
+{
+	struct json_object *x;
+	char tmp[16];
+
+	x = add(b, o, "events", json_object_new_object(), KEY_NEW);
+	for (unsigned e = 0; e < VPMU_EV_NR && x; e++)
+		if (acct_countable(vm, (enum vpmu_event)e))
+			add_num(b, x, vpmu_event_name((enum vpmu_event)e), t->events[e]);
+	x = add(b, o, "counters", json_object_new_array(), KEY_NEW);
+	for (unsigned i = 0; i < nr_ctrs(vm) && x; i++)
+		push(b, x, num(t->pmc[i]));
+	x = add(b, o, "pmis", json_object_new_object(), KEY_NEW);
+	add_num(b, x, "raised", t->pmis);
+	x = add(b, o, "accesses", json_object_new_object(), KEY_NEW);
+	add_num(b, x, "reads", t->reads);
+	add_num(b, x, "writes", t->writes);
+	add_num(b, x, "calls", t->calls);
+	add_num(b, o, "faults", t->faults);
+	add_num(b, o, "strict_refusals", t->strict_refusals);
+	x = add(b, o, "violations", json_object_new_object(), KEY_NEW);
+	for (unsigned r = 0; r < nr_rules(vm) && x; r++) {
+		if (!t->violations[r])
+			continue;
+		/* rule names are the model's, unique in practice: checked anyway */
+		if (vm->rule[r])
+			add(b, x, vm->rule[r], num(t->violations[r]), JSON_C_OBJECT_ADD_CONSTANT_KEY);
+		else
+			add(b, x, rule_key(vm, r, tmp, sizeof(tmp)), num(t->violations[r]), 0);
+	}
+	add_num(b, o, "cache_hits", t->cache_hits);
+	add_num(b, o, "switch_ins", t->switch_ins);
+}
+
+static void kvm_stats(struct jb *b, struct json_object *o, const struct vpmu_kvm_stats *k)
+{
+	struct json_object *x = add(b, o, "kvm", json_object_new_object(), KEY_NEW), *p;
+	add_num(b, x, "msr_exits", k->msr_exits);
+	add_num(b, x, "msr_faults", k->msr_faults);
+	add_num(b, x, "rdpmc_exits", k->rdpmc_exits);
+	add_num(b, x, "rdpmc_syncs", k->rdpmc_syncs);
+	p = add(b, x, "pmis", json_object_new_object(), KEY_NEW);
+	add_num(b, p, "fixed", k->pmis_fixed);
+	add_num(b, p, "nmi", k->pmis_nmi);
+	add_num(b, p, "lost_masked", k->pmis_masked);
+	add_num(b, p, "lost_apic_off", k->pmis_apic_off);
+	add_num(b, p, "lost_bad_mode", k->pmis_bad_mode);
+	add_num(b, x, "kicks", k->kicks);
+}
+
+static void vm_object(struct jb *b, struct json_object *vms, const struct acct_vm *vm)
+{
+	struct json_object *o = push(b, vms, json_object_new_object()), *x, *y;
+	unsigned nv = vm->nr_vcpus < VPMU_MAX_VCPUS ? vm->nr_vcpus : VPMU_MAX_VCPUS;
+	char tmp[16];
+
+	if (!o)
+		return;
+	add(b, o, "name", str(vm->name, sizeof(vm->name)), KEY_NEW);
+	add(b, o, "model", str(vm->model, sizeof(vm->model)), KEY_NEW);
+	add_num(b, o, "counters", nr_ctrs(vm));
+	x = add(b, o, "events", json_object_new_object(), KEY_NEW);
+	for (unsigned e = 0; e < VPMU_EV_NR && x; e++) {
+		y = add(b, x, vpmu_event_name((enum vpmu_event)e), json_object_new_object(), KEY_NEW);
+		add(b, y, "countable", json_object_new_boolean(acct_countable(vm, (enum vpmu_event)e)),
+		    KEY_NEW);
+		add(b, y, "source", json_object_new_string(vpmu_count_source_name(vm->source[e])),
+		    KEY_NEW);
+	}
+	x = add(b, o, "rules", json_object_new_array(), KEY_NEW);
+	for (unsigned r = 0; r < nr_rules(vm) && x; r++)
+		push(b, x, json_object_new_string(rule_key(vm, r, tmp, sizeof(tmp))));
+	x = add(b, o, "vcpus", json_object_new_array(), KEY_NEW);
+	for (unsigned i = 0; i < nv && x && !b->err; i++) {
+		const struct acct_vcpu *v = &vm->vcpu[i];
+		y = push(b, x, json_object_new_object());
+		add_num(b, y, "index", v->index);
+		if (y)
+			totals(b, y, vm, &v->t);
+		if (y && v->have_kvm)
+			kvm_stats(b, y, &v->kvm);
+	}
+	y = add(b, o, "total", json_object_new_object(), KEY_NEW);
+	if (y)
+		totals(b, y, vm, &vm->total);
+}
+
+int acct_write_json(FILE *out, const struct acct_vm *vms, unsigned n)
+{
+	struct jb b = { 0 };
+	struct json_object *doc, *arr;
+	const char *text;
+	size_t len;
+
+	if (!out || (n && !vms))
+		return -EINVAL;
+	doc = json_object_new_object();
+	if (!doc)
+		return -ENOMEM;
+	add_num(&b, doc, "schema", 1);
+	arr = add(&b, doc, "vms", json_object_new_array(), KEY_NEW);
+	for (unsigned m = 0; m < n && arr && !b.err; m++)
+		vm_object(&b, arr, &vms[m]);
+	if (b.err) {
+		json_object_put(doc);
+		return b.err;
+	}
+	text = json_object_to_json_string_length(doc,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	if (!text) {
+		json_object_put(doc);
+		return -ENOMEM;
+	}
+	errno = 0;
+	if (fwrite(text, 1, len, out) != len || fputc('\n', out) == EOF || fflush(out))
+		b.err = errno ? -errno : -EIO;
+	json_object_put(doc);
+	return b.err;
+}
