@@ -15,14 +15,9 @@ period=${2:-2000000}
 runs=${3:-5}
 case $model in k8) arch=amd64 ;; *) arch=686 ;; esac
 kernel=$(scripts/guest-image --kernel "$arch")
-initrd=$(scripts/guest-image --initrd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/extra/bin"
-cp guest-tests/linux/profile.sh "$tmp/extra/run.sh"
-cp "$GB/vpmu-workload" "$tmp/extra/bin/"
-(cd "$tmp/extra" && find . | busybox cpio -o -H newc 2>/dev/null) >"$tmp/extra.cpio"
-cat "$initrd" "$tmp/extra.cpio" >"$tmp/initrd"
+VPMU_GUEST_BUILD=$GB guest-tests/linux/initrd.sh "$tmp/initrd"
 cp "$kernel" "$tmp/vmlinuz"
 scripts/kvm-env --patched-kvm --timeout 900 --file "$tmp/vmlinuz" --file "$tmp/initrd" -- \
 	"$KB/bin/vpmu-run" --model "$model" --timeout 800 --kernel vmlinuz --initrd initrd \

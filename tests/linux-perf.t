@@ -33,10 +33,8 @@ if [ "${VPMU_KVM_MODE:-auto}" = native ]; then
 fi
 
 # The initramfs: the cached one, then ours (run.sh and the workload).
-mkdir -p "$tmp/extra/bin"
-cp guest-tests/linux/profile.sh "$tmp/extra/run.sh" && cp "$GB/vpmu-workload" "$tmp/extra/bin/"
-(cd "$tmp/extra" && find . | busybox cpio -o -H newc 2>/dev/null) >"$tmp/extra.cpio"
-cat "$initrd" "$tmp/extra.cpio" >"$tmp/initrd"
+VPMU_GUEST_BUILD=$GB guest-tests/linux/initrd.sh "$tmp/initrd" 2>"$tmp/initrd.err"
+ok $? "the guests' initramfs is assembled (guest-tests/linux/initrd.sh)" "$tmp/initrd.err"
 cp "$k686" "$tmp/vmlinuz-686" && cp "$kamd" "$tmp/vmlinuz-amd64"
 
 cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t acpi=off"

@@ -488,15 +488,7 @@ int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
  */
 static enum vpmu_fault rdpmc_read(struct vpmu_vcpu *v, uint32_t index, uint64_t *val)
 {
-	const struct vpmu_reg *r = NULL;
-	if (!(v->model->caps & VPMU_CAP_NO_RDPMC) && v->regspace == VPMU_SPACE_MSR &&
-	    index < v->model->nr_ctrs) {
-		for (unsigned i = 0; i < v->model->nr_regs; i++)
-			if (v->mregs[i].kind == VPMU_REG_CTR && v->mregs[i].index == index) {
-				r = &v->mregs[i];
-				break;
-			}
-	}
+	const struct vpmu_reg *r = index < VPMU_MAX_CTRS ? v->vm->rdpmc_reg[index] : NULL;
 	enum vpmu_fault f = VPMU_FAULT_NO_REG;
 	if (r) {
 		ACCESS_BEGIN(v);

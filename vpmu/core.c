@@ -284,9 +284,15 @@ int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 		if (m->rules[i].core_check == VPMU_RULE_CHECK_IRESET)
 			vm->ireset_rule = (int)i;
 	for (unsigned i = 0; i < m->nr_regs; i++) {
-		index_add(&vm->rix, m->regs[i].addr, i);
-		if (!(m->regs[i].flags & VPMU_REGF_READ_HOOK))
-			index_add(&vm->rix_plain, m->regs[i].addr, i);
+		const struct vpmu_reg *r = &m->regs[i];
+		index_add(&vm->rix, r->addr, i);
+		if (!(r->flags & VPMU_REGF_READ_HOOK))
+			index_add(&vm->rix_plain, r->addr, i);
+		/* RDPMC reads counter ECX where the CPU has the instruction (SDM
+		 * vol. 2, RDPMC): x86 models, not a plain P5. */
+		if (r->kind == VPMU_REG_CTR && r->index < m->nr_ctrs && r->index < VPMU_MAX_CTRS &&
+		    m->regspace == VPMU_SPACE_MSR && !(m->caps & VPMU_CAP_NO_RDPMC))
+			vm->rdpmc_reg[r->index] = r;
 	}
 	pthread_mutex_lock(&live_lock);
 	host->nr_vms++;

@@ -64,6 +64,9 @@ struct vpmu_vm {
 	struct vpmu_reg_index rix;
 	struct vpmu_reg_index rix_plain;     /* the registers without a read hook */
 	int ireset_rule;                     /* the model's VPMU_RULE_CHECK_IRESET rule, or -1 */
+	/* RDPMC ECX = i reads this counter register (NULL: #GP), computed once
+	 * (vpmu_rdpmc, docs/rdpmc.md). */
+	const struct vpmu_reg *rdpmc_reg[VPMU_MAX_CTRS];
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
 	/* vm_glue.h: set by vpmu_kvm_vm_setup() before any vCPU thread runs, read
