@@ -36,7 +36,7 @@ UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
 .PHONY: all check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install
 .SECONDARY:
-all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%)
+all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a $(B)/bin/vpmu-stat
 
 $(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -71,6 +71,39 @@ $(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
 
+# libvirt typed parameters (tools/libvirt/, docs/accounting.md) are the only
+# code that links libvirt.  They stay out of TOOL_LIB_SRC (tools/*.c only), so
+# neither libvpmu nor the programs need libvirt: vpmu-run is also linked
+# static, and Debian's libvirt-dev has no static library.
+VIRT_SRC := $(wildcard tools/libvirt/*.c)
+VIRT_LDLIBS := -lvirt
+$(VIRT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tests/unit/acct_typed_params.o: $(wildcard tools/libvirt/*.h)
+# For VMMs and libvirt drivers: the builder and the key walk it uses; link with
+# the tools' snapshot (tools/acct_snapshot.c) and $(VIRT_LDLIBS).
+$(B)/lib/libvpmu-acct-libvirt.a: $(VIRT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tools/acct_keys.o
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(B)/tests/acct_typed_params: $(B)/obj/tests/unit/acct_typed_params.o $(VIRT_SRC:%.c=$(B)/obj/%.o) \
+		$(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(VIRT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
+
+# vpmu-stat (tools/stat/: the live view and the Prometheus exporter) is the
+# one program with libmicrohttpd, which has no usable static link in Debian.
+STAT_SRC := $(wildcard tools/stat/*.c)
+STAT_LDLIBS := -lmicrohttpd
+$(STAT_SRC:%.c=$(B)/obj/%.o): $(wildcard tools/stat/*.h)
+$(B)/bin/vpmu-stat: $(STAT_SRC:%.c=$(B)/obj/%.o) $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(STAT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
+
+# The live path's test (tests/live_stat.t, and under TSan tests/tsan.t) uses
+# vpmu-stat's client.
+$(B)/tests/live_stat: $(B)/obj/tests/unit/live_stat.o $(filter-out %/vpmu-stat.o,$(STAT_SRC:%.c=$(B)/obj/%.o)) \
+		$(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(STAT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
+
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
@@ -78,8 +111,11 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/
 # Programs that run inside the nested KVM tier must be static (scripts/kvm-env),
 # so they are built apart from the sanitizer build (ASan does not link static).
 KVMB := build/static
+# vpmu-stat cannot be static (libmicrohttpd): tests/live-view.t stages it with
+# its libraries and loader.
 kvm-programs:
 	$(MAKE) --no-print-directory B=$(KVMB) LDFLAGS=-static CFLAGS="-O2 -g" $(KVMB)/bin/vpmu-run
+	$(MAKE) --no-print-directory B=$(KVMB) CFLAGS="-O2 -g" $(KVMB)/bin/vpmu-stat
 
 # The bare-metal guests (guest-tests/guest.mk): 32-bit freestanding images.
 include guest-tests/guest.mk
@@ -92,7 +128,7 @@ SANB := build/san
 TSANB := build/tsan
 check: deps
 	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN) $(CHECKS)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
-	$(MAKE) --no-print-directory B=$(TSANB) EXTRA_CFLAGS="-fsanitize=thread $(CHECKS)" CFLAGS="-O1 -g" $(TSANB)/tests/model_contract
+	$(MAKE) --no-print-directory B=$(TSANB) EXTRA_CFLAGS="-fsanitize=thread $(CHECKS)" CFLAGS="-O1 -g" $(TSANB)/tests/model_contract $(TSANB)/tests/live_stat
 	$(MAKE) --no-print-directory kvm-programs guests
 	VPMU_BUILD=$(SANB) VPMU_TSAN_BUILD=$(TSANB) VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
 test: check

@@ -2,29 +2,60 @@
 # of the library (build/lib/libvpmu.a, no sanitizers), then:
 #   1. bench/callgrind.sh: instructions per op under callgrind (deterministic);
 #   2. bench_ops: ns/op, median of BENCH_RUNS runs of BENCH_ITERS iterations.
+#   3. acct_export: one accounting export of 1,000 VMs x 8 vCPUs per format,
+#      ms (median of ACCT_RUNS) and callgrind instructions (target acct).
 CC          ?= cc
-BB          := build/bench
+LIBB        ?= build
+BB          ?= $(LIBB)/bench
 BENCH_ITERS ?= 1000000
 BENCH_RUNS  ?= 7
 CG_ITERS    ?= 100000
+ACCT_RUNS   ?= 11
 
 WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS := -Iinclude -D_GNU_SOURCE
 CFLAGS   := -O2 -g
 
-.PHONY: all build lib callgrind timing
-all: callgrind timing
-build: $(BB)/bench_ops
+.PHONY: all build lib acct-lib callgrind timing acct acct-timing acct-callgrind
+all: callgrind timing acct
+build: $(BB)/bench_ops $(BB)/acct_export
 
 lib:
-	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory B=$(LIBB) all
+
+acct-lib:
+	$(MAKE) --no-print-directory B=$(LIBB) $(LIBB)/lib/libvpmu.a
 
 $(BB)/bench_ops: bench/bench_ops.c lib
 	@mkdir -p $(BB)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -o $@ bench/bench_ops.c build/lib/libvpmu.a -lxxhash
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -o $@ bench/bench_ops.c $(LIBB)/lib/libvpmu.a -lxxhash
 
 callgrind: $(BB)/bench_ops
 	bench/callgrind.sh $(BB)/bench_ops $(CG_ITERS) $(BB)
 
 timing: $(BB)/bench_ops
 	$(BB)/bench_ops --iters $(BENCH_ITERS) --runs $(BENCH_RUNS)
+
+# The accounting formats are the tools' (tools/acct_*.c, built here at -O2 like
+# the tools), on the library's static build.
+ACCT_SRC := $(sort $(wildcard tools/acct_*.c))
+$(BB)/acct_export: bench/acct_export.c $(ACCT_SRC) $(wildcard tools/acct_*.h) acct-lib
+	@mkdir -p $(BB)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -o $@ bench/acct_export.c $(ACCT_SRC) \
+		$(LIBB)/lib/libvpmu.a -ljson-c -lxxhash -lpthread
+
+acct: acct-timing acct-callgrind
+
+acct-timing: $(BB)/acct_export
+	$(BB)/acct_export --runs $(ACCT_RUNS)
+
+# Instructions of one export per format (collection only around it).
+acct-callgrind: $(BB)/acct_export
+	@command -v valgrind >/dev/null || { echo "valgrind not found: run scripts/install-deps" >&2; exit 1; }
+	@for f in text domstats prometheus json; do \
+		valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=$(BB)/callgrind.out.acct.$$f \
+			$(BB)/acct_export --callgrind $$f 2>$(BB)/callgrind.out.acct.$$f.log >/dev/null || exit 1; \
+		printf '%-10s %s Ir per export\n' $$f \
+			"$$(sed -n 's/^totals: *\([0-9]*\).*/\1/p; s/^summary: *\([0-9]*\).*/\1/p' $(BB)/callgrind.out.acct.$$f | head -n 1)"; \
+	done
+	@echo "# hot spots: callgrind_annotate --inclusive=yes $(BB)/callgrind.out.acct.FORMAT"

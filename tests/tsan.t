@@ -1,12 +1,30 @@
 #!/bin/sh
-# The hyper-threading cases of the model-contract test (two vCPU threads sharing
-# one core's register file, docs/design.md) under ThreadSanitizer: a data race
-# fails the run (TSan's exit status 66) even when every assertion holds.
-# make check builds the binary in $VPMU_TSAN_BUILD (build/tsan).
+# Where threads share state, under ThreadSanitizer: a data race fails the run
+# (TSan's exit status 66) even when every assertion holds.
+#   - the hyper-threading cases of the model-contract test (two vCPU threads
+#     sharing one core's register file, docs/design.md);
+#   - the live accounting path (vCPU threads publishing snapshots while the
+#     socket server and its clients read them: tests/unit/live_stat.c).
+# make check builds the binaries in $VPMU_TSAN_BUILD (build/tsan).  The TAP
+# of both is numbered as one: each runs as a subtest line.
 B=${VPMU_TSAN_BUILD:-build/tsan}
-if [ ! -x "$B/tests/model_contract" ]; then
-	echo "1..1"
-	echo "not ok 1 - $B/tests/model_contract is missing: make check builds it with -fsanitize=thread"
-	exit 1
-fi
-TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" exec "$B/tests/model_contract" ht
+echo "1..2"
+n=0
+for t in "model_contract ht" "live_stat"; do
+	n=$((n + 1))
+	bin=${t%% *}
+	if [ ! -x "$B/tests/$bin" ]; then
+		echo "not ok $n - $B/tests/$bin is missing: make check builds it with -fsanitize=thread"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	out=$(TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" "$B/tests/"$t 2>&1)
+	rc=$?
+	fails=$(printf '%s\n' "$out" | grep -c '^not ok')
+	if [ "$rc" -eq 0 ] && [ "$fails" -eq 0 ]; then
+		echo "ok $n - $t under ThreadSanitizer: no race, every assertion holds"
+	else
+		echo "not ok $n - $t under ThreadSanitizer: exit $rc (66: a race), $fails failed assertion(s)"
+		printf '%s\n' "$out" | sed 's/^/# /' | tail -n 60
+	fi
+done

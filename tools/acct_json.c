@@ -131,7 +131,7 @@ static struct json_object *str(const char *s, size_t max)
 
 static const char *rule_key(const struct acct_vm *vm, unsigned r, char *tmp, size_t size)
 {
-	if (vm->rule[r])
+	if (vm->rule[r][0])
 		return vm->rule[r];
 	snprintf(tmp, size, "rule%u", r);
 	return tmp;
@@ -174,7 +174,7 @@ static void totals(struct jb *b, struct json_object *o, const struct acct_vm *vm
 		if (!t->violations[r])
 			continue;
 		/* rule names are the model's, unique in practice: checked anyway */
-		if (vm->rule[r])
+		if (vm->rule[r][0])
 			add(b, x, vm->rule[r], num(t->violations[r]), JSON_C_OBJECT_ADD_CONSTANT_KEY);
 		else
 			add(b, x, rule_key(vm, r, tmp, sizeof(tmp)), num(t->violations[r]), 0);

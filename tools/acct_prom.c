@@ -42,160 +42,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct_buf.h"
 #include "acct_formats.h"
 
-#define OUT_CAP (64u * 1024u)
-#define PRE_CAP 512u    /* a family name and an escaped domain (63 bytes, 3 each at most) */
-
-struct pbuf {
-	FILE *out;      /* NULL: a fixed buffer that must not fill up */
-	char *buf;
-	size_t len, cap;
-	int err;
-};
-
-static void flush(struct pbuf *b)
+static void header(struct acct_buf *b, const char *name, const char *type, const char *help)
 {
-	if (b->len && !b->err) {
-		if (!b->out) {
-			b->err = -ENAMETOOLONG;
-		} else {
-			errno = 0;
-			if (fwrite(b->buf, 1, b->len, b->out) != b->len)
-				b->err = errno ? -errno : -EIO;
-		}
-	}
-	b->len = 0;
-}
-
-static void put(struct pbuf *b, const char *s, size_t n)
-{
-	if (b->len + n > b->cap) {
-		flush(b);
-		if (n > b->cap) {
-			if (!b->err && b->out) {
-				errno = 0;
-				if (fwrite(s, 1, n, b->out) != n)
-					b->err = errno ? -errno : -EIO;
-			} else if (!b->err) {
-				b->err = -ENAMETOOLONG;
-			}
-			return;
-		}
-	}
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-}
-
-#define PUT_LIT(b, lit) put((b), (lit), sizeof(lit) - 1)
-
-static void put_str(struct pbuf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
-static const char digits2[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* v in decimal, ending at end; returns where it starts (20 digits at most). */
-static char *u64_dec(char *end, uint64_t v)
-{
-	char *p = end;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		*--p = digits2[d + 1];
-		*--p = digits2[d];
-	}
-	if (v >= 10) {
-		unsigned d = (unsigned)v * 2;
-		*--p = digits2[d + 1];
-		*--p = digits2[d];
-	} else {
-		*--p = (char)('0' + v);
-	}
-	return p;
-}
-
-static void put_u64(struct pbuf *b, uint64_t v)
-{
-	char tmp[24], *end = tmp + sizeof(tmp);
-	char *p = u64_dec(end, v);
-	put(b, p, (size_t)(end - p));
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xBF;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F;
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return len;
-}
-
-/* s[0..n) as a label value: \ " and newline escaped, invalid UTF-8 as U+FFFD. */
-static void put_esc(struct pbuf *b, const char *s, size_t n)
-{
-	size_t run = 0, i = 0;
-	while (i < n) {
-		unsigned char c = (unsigned char)s[i];
-		size_t l = c < 0x80 ? 1 : utf8_seq((const unsigned char *)s + i, n - i);
-		if (l && c != '\\' && c != '"' && c != '\n') {
-			i += l;
-			continue;
-		}
-		put(b, s + run, i - run);
-		if (c == '\\')
-			PUT_LIT(b, "\\\\");
-		else if (c == '"')
-			PUT_LIT(b, "\\\"");
-		else if (c == '\n')
-			PUT_LIT(b, "\\n");
-		else
-			PUT_LIT(b, "\xEF\xBF\xBD");
-		run = ++i;
-	}
-	put(b, s + run, n - run);
-}
-
-static void header(struct pbuf *b, const char *name, const char *type, const char *help)
-{
-	PUT_LIT(b, "# HELP ");
-	put_str(b, name);
-	put(b, " ", 1);
-	put_str(b, help);
-	PUT_LIT(b, "\n# TYPE ");
-	put_str(b, name);
-	put(b, " ", 1);
-	put_str(b, type);
-	put(b, "\n", 1);
+	ACCT_PUT_LIT(b, "# HELP ");
+	acct_put_str(b, name);
+	acct_put(b, " ", 1);
+	acct_put_str(b, help);
+	ACCT_PUT_LIT(b, "\n# TYPE ");
+	acct_put_str(b, name);
+	acct_put(b, " ", 1);
+	acct_put_str(b, type);
+	acct_put(b, "\n", 1);
 }
 
 static unsigned nr_vcpus(const struct acct_vm *vm)
@@ -215,8 +75,8 @@ static unsigned nr_rules(const struct acct_vm *vm)
 
 /*
  * The families are grouped, so every family reads a field or two of every
- * vCPU; in the snapshots those lie ~640 bytes apart, and VMs ~43 KiB apart, so
- * that cache and TLB misses would cost more than the formatting.  One pass
+ * vCPU; in the snapshots those lie ~660 bytes apart, in one allocation per VM,
+ * so that cache and TLB misses would cost more than the formatting.  One pass
  * over the snapshots first copies the values into columns (one array per
  * value, every vCPU of every VM in order), and the families read those.
  */
@@ -246,7 +106,7 @@ struct vm_cols {
 enum { R_KVM = 1, R_VIOLATIONS = 2 };
 
 struct prom {
-	struct pbuf b;
+	struct acct_buf b;
 	const struct acct_vm *vms;
 	unsigned n;
 	size_t nv;              /* vCPUs of all the VMs */
@@ -276,9 +136,9 @@ static int gather(struct prom *p)
 	for (unsigned m = 0; m < p->n; m++) {
 		const struct acct_vm *vm = &p->vms[m];
 		struct vm_cols *c = &p->vm[m];
-		struct pbuf d = { .out = NULL, .buf = c->dom, .len = 0, .cap = DOM_CAP, .err = 0 };
+		struct acct_buf d = { .out = NULL, .buf = c->dom, .len = 0, .cap = DOM_CAP, .err = 0 };
 		unsigned nc = nr_ctrs(vm), nr = nr_rules(vm);
-		put_esc(&d, vm->name, strnlen(vm->name, sizeof(vm->name)));
+		acct_put_esc(&d, vm->name, strnlen(vm->name, sizeof(vm->name)));
 		c->dlen = (uint16_t)d.len;
 		c->nr_ctrs = (uint8_t)nc;
 		c->countable = 0;
@@ -361,14 +221,13 @@ static size_t vm_prefix(char *pre, const char *name, size_t nlen, const struct v
 
 #define NAME_MAX_LEN 64u
 /* What family() may write past cap: a head rounded up to 64, a sfx, 24 digits, \n. */
-#define LINE_SLACK 1024u
-_Static_assert(NAME_MAX_LEN + 17 + DOM_CAP + 10 + 63 + sizeof(((struct sub *)0)->sfx) + 24 + 1 <= LINE_SLACK,
-	       "LINE_SLACK holds a line");
+_Static_assert(NAME_MAX_LEN + 17 + DOM_CAP + 10 + 63 + sizeof(((struct sub *)0)->sfx) + 24 + 1 <= ACCT_BUF_SLACK,
+	       "ACCT_BUF_SLACK holds a line");
 
 static void family(struct prom *p, const char *name, const char *help, const struct sub *subs,
 		   unsigned nsubs, unsigned flags)
 {
-	struct pbuf *b = &p->b;
+	struct acct_buf *b = &p->b;
 	size_t nlen = strlen(name), j0 = 0;
 	/* the line's head: room for copying it whole in 64-byte steps */
 	char pre[NAME_MAX_LEN + 17 + DOM_CAP + 32 + 64];
@@ -390,7 +249,7 @@ static void family(struct prom *p, const char *name, const char *help, const str
 			if ((flags & F_KVM) && !(p->rflags[j] & R_KVM))
 				continue;
 			end = pre + pl + 10;
-			q = u64_dec(end, p->index[j]);
+			q = acct_u64_dec(end, p->index[j]);
 			vl = (size_t)(end - q);
 			memmove(pre + pl, q, vl);
 			vl += pl;
@@ -399,10 +258,10 @@ static void family(struct prom *p, const char *name, const char *help, const str
 				char num[48], *d, *o;
 				if ((flags & F_EVENTS) && !(c->countable & (1u << k)))
 					continue;
-				d = u64_dec(num + 24, p->col[(size_t)s->col * p->nv + j]);
+				d = acct_u64_dec(num + 24, p->col[(size_t)s->col * p->nv + j]);
 				if (b->len > b->cap)
-					flush(b);
-				/* fixed-size copies (the buffer has LINE_SLACK to spare
+					acct_buf_flush(b);
+				/* fixed-size copies (the buffer has ACCT_BUF_SLACK to spare
 				 * past cap), each advanced by its real length */
 				o = b->buf + b->len;
 				for (size_t x = 0; x < vl; x += 64)
@@ -429,7 +288,7 @@ static void scalar(struct prom *p, const char *name, const char *help, unsigned 
 static void rule_violations(struct prom *p)
 {
 	static const char name[] = "vpmu_rule_violations_total";
-	struct pbuf *b = &p->b;
+	struct acct_buf *b = &p->b;
 	size_t j = 0;
 	header(b, name, "counter",
 	       "Guest writes that broke a perfctr rule of the model (stored anyway, or refused in strict mode).");
@@ -442,20 +301,20 @@ static void rule_violations(struct prom *p)
 			for (unsigned r = 0; r < nr_rules(vm); r++) {
 				if (!v->t.violations[r])
 					continue;
-				PUT_LIT(b, "vpmu_rule_violations_total{domain=\"");
-				put(b, p->vm[m].dom, p->vm[m].dlen);
-				PUT_LIT(b, "\",vcpu=\"");
-				put_u64(b, v->index);
-				PUT_LIT(b, "\",rule=\"");
-				if (vm->rule[r]) {
-					put_esc(b, vm->rule[r], strlen(vm->rule[r]));
+				ACCT_PUT_LIT(b, "vpmu_rule_violations_total{domain=\"");
+				acct_put(b, p->vm[m].dom, p->vm[m].dlen);
+				ACCT_PUT_LIT(b, "\",vcpu=\"");
+				acct_put_u64(b, v->index);
+				ACCT_PUT_LIT(b, "\",rule=\"");
+				if (vm->rule[r][0]) {
+					acct_put_esc(b, vm->rule[r], strnlen(vm->rule[r], ACCT_RULE_NAME_MAX));
 				} else {
-					PUT_LIT(b, "rule");
-					put_u64(b, r);
+					ACCT_PUT_LIT(b, "rule");
+					acct_put_u64(b, r);
 				}
-				PUT_LIT(b, "\"} ");
-				put_u64(b, v->t.violations[r]);
-				put(b, "\n", 1);
+				ACCT_PUT_LIT(b, "\"} ");
+				acct_put_u64(b, v->t.violations[r]);
+				acct_put(b, "\n", 1);
 			}
 		}
 	}
@@ -463,30 +322,30 @@ static void rule_violations(struct prom *p)
 
 static void gauges(struct prom *p)
 {
-	struct pbuf *b = &p->b;
+	struct acct_buf *b = &p->b;
 	header(b, "vpmu_vm_info", "gauge", "The VM's virtual PMU: the CPU model it presents.");
 	for (unsigned m = 0; m < p->n; m++) {
-		PUT_LIT(b, "vpmu_vm_info{domain=\"");
-		put(b, p->vm[m].dom, p->vm[m].dlen);
-		PUT_LIT(b, "\",model=\"");
-		put_esc(b, p->vms[m].model, strnlen(p->vms[m].model, sizeof(p->vms[m].model)));
-		PUT_LIT(b, "\"} 1\n");
+		ACCT_PUT_LIT(b, "vpmu_vm_info{domain=\"");
+		acct_put(b, p->vm[m].dom, p->vm[m].dlen);
+		ACCT_PUT_LIT(b, "\",model=\"");
+		acct_put_esc(b, p->vms[m].model, strnlen(p->vms[m].model, sizeof(p->vms[m].model)));
+		ACCT_PUT_LIT(b, "\"} 1\n");
 	}
 	header(b, "vpmu_event_countable", "gauge",
 	       "Whether the host counts the event (1) or not (0: its counts stay zero), and how.");
 	for (unsigned m = 0; m < p->n; m++) {
 		for (unsigned e = 0; e < VPMU_EV_NR; e++) {
 			const char *src = vpmu_count_source_name(p->vms[m].source[e]);
-			PUT_LIT(b, "vpmu_event_countable{domain=\"");
-			put(b, p->vm[m].dom, p->vm[m].dlen);
-			PUT_LIT(b, "\",event=\"");
-			put_str(b, vpmu_event_name((enum vpmu_event)e));
-			PUT_LIT(b, "\",source=\"");
-			put_esc(b, src, strlen(src));
+			ACCT_PUT_LIT(b, "vpmu_event_countable{domain=\"");
+			acct_put(b, p->vm[m].dom, p->vm[m].dlen);
+			ACCT_PUT_LIT(b, "\",event=\"");
+			acct_put_str(b, vpmu_event_name((enum vpmu_event)e));
+			ACCT_PUT_LIT(b, "\",source=\"");
+			acct_put_esc(b, src, strlen(src));
 			if (p->vm[m].countable & (1u << e))
-				PUT_LIT(b, "\"} 1\n");
+				ACCT_PUT_LIT(b, "\"} 1\n");
 			else
-				PUT_LIT(b, "\"} 0\n");
+				ACCT_PUT_LIT(b, "\"} 0\n");
 		}
 	}
 }
@@ -494,18 +353,17 @@ static void gauges(struct prom *p)
 int acct_write_prometheus(FILE *out, const struct acct_vm *vms, unsigned n)
 {
 	struct sub ev[VPMU_EV_NR], ctr[VPMU_MAX_CTRS], deliv[2], lost[3], acc[3];
-	struct prom p = { .b = { .out = out, .len = 0, .cap = OUT_CAP, .err = 0 }, .vms = vms, .n = n };
+	struct prom p = { .vms = vms, .n = n };
 	char idx[8];
 	int err;
 
 	if (!out || (n && !vms))
 		return -EINVAL;
-	p.b.buf = malloc(OUT_CAP + LINE_SLACK);
-	if (!p.b.buf)
+	if (acct_buf_open(&p.b, out))
 		return -ENOMEM;
 	err = gather(&p);
 	if (err) {
-		free(p.b.buf);
+		acct_buf_close(&p.b);
 		return err;
 	}
 
@@ -553,14 +411,6 @@ int acct_write_prometheus(FILE *out, const struct acct_vm *vms, unsigned n)
 	       "PMU MSR exits the KVM glue answered (RDPMC exits included).", C_MSR_EXITS, F_KVM);
 	scalar(&p, "vpmu_rdpmc_exits_total", "RDPMC exits the KVM glue answered.", C_RDPMC_EXITS, F_KVM);
 
-	flush(&p.b);
-	free(p.b.buf);
 	free(p.col);
-	err = p.b.err;
-	if (!err) {
-		errno = 0;
-		if (fflush(out) || ferror(out))
-			err = errno ? -errno : -EIO;
-	}
-	return err;
+	return acct_buf_close(&p.b);
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acct_formats.h"
@@ -22,33 +24,120 @@ static void add_totals(struct vpmu_totals *sum, const struct vpmu_totals *t)
 		sum->violations[r] += t->violations[r];
 }
 
+/* s into dst (size bytes), cut to fit: snprintf's result, without its
+ * format parsing (a few thousand per export: docs/performance.md). */
+static void copy_str(char *dst, size_t size, const char *s)
+{
+	size_t n = s ? strnlen(s, size - 1) : 0;
+	memcpy(dst, s ? s : "", n);
+	dst[n] = 0;
+}
+
+int acct_vm_begin(struct acct_vm *out, const char *name, const struct vpmu_vm *vm,
+		  const struct vpmu_host *host, unsigned max_vcpus)
+{
+	struct vpmu_model_info mi;
+	if (!out)
+		return -EINVAL;
+	/* the header only: the rule names are written in full below, and the
+	 * vCPUs' room is filled as they are added */
+	memset(out, 0, offsetof(struct acct_vm, rule));
+	memset(&out->nr_vcpus, 0, sizeof(*out) - offsetof(struct acct_vm, nr_vcpus));
+	/* the model, its rules and the host's event sources are fixed once the VM
+	 * exists (include/vpmu/vpmu.h), so no vCPU thread has to stop for this */
+	if (!name || !vm || max_vcpus > VPMU_MAX_VCPUS || vpmu_model_info(vpmu_vm_model(vm), &mi)) {
+		memset(out, 0, sizeof(*out));
+		return -EINVAL;
+	}
+	if (max_vcpus) {
+		out->vcpu = malloc(max_vcpus * sizeof(*out->vcpu));
+		if (!out->vcpu) {
+			memset(out, 0, sizeof(*out));
+			return -ENOMEM;
+		}
+	}
+	out->max_vcpus = max_vcpus;
+	copy_str(out->name, sizeof(out->name), name);
+	copy_str(out->model, sizeof(out->model), mi.name);
+	out->nr_ctrs = mi.nr_ctrs < VPMU_MAX_CTRS ? mi.nr_ctrs : VPMU_MAX_CTRS;
+	out->nr_rules = mi.nr_rules < VPMU_MAX_RULES ? mi.nr_rules : VPMU_MAX_RULES;
+	for (unsigned r = 0; r < VPMU_MAX_RULES; r++)
+		copy_str(out->rule[r], sizeof(out->rule[r]),
+			 r < out->nr_rules ? vpmu_vm_rule_name(vm, r) : NULL);
+	for (unsigned e = 0; e < VPMU_EV_NR; e++)
+		out->source[e] = vpmu_host_event_source(host, (enum vpmu_event)e, NULL);
+	return 0;
+}
+
+int acct_vm_add_vcpu(struct acct_vm *out, unsigned index, const struct vpmu_totals *t,
+		     const struct vpmu_kvm_stats *kvm)
+{
+	struct acct_vcpu *a;
+	if (!out || !t || index >= VPMU_MAX_VCPUS)
+		return -EINVAL;
+	if (out->nr_vcpus >= out->max_vcpus || !out->vcpu)
+		return -ENOSPC;
+	/* one entry per vCPU: the VM's total sums each once (at most 64: a scan) */
+	for (unsigned i = 0; i < out->nr_vcpus; i++)
+		if (out->vcpu[i].index == index)
+			return -EINVAL;
+	a = &out->vcpu[out->nr_vcpus++];
+	a->index = index;
+	if (&a->t != t)         /* acct_collect reads the totals in place */
+		a->t = *t;
+	a->have_kvm = kvm != NULL;
+	if (kvm)
+		a->kvm = *kvm;
+	else
+		memset(&a->kvm, 0, sizeof(a->kvm));
+	add_totals(&out->total, t);
+	return 0;
+}
+
+void acct_vm_release(struct acct_vm *vm)
+{
+	if (!vm)
+		return;
+	free(vm->vcpu);
+	memset(vm, 0, sizeof(*vm));
+}
+
+void acct_vms_release(struct acct_vm *vms, unsigned n)
+{
+	if (!vms)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		acct_vm_release(&vms[i]);
+	free(vms);
+}
+
 int acct_collect(struct acct_vm *out, const char *name, struct vpmu_vm *vm,
 		 const struct vpmu_host *host, const struct vpmu_kvm_stats *const *kvm)
 {
-	struct vpmu_model_info mi;
-	if (!out || !name || !vm || vpmu_model_info(vpmu_vm_model(vm), &mi))
+	struct vpmu_vcpu *v[VPMU_MAX_VCPUS];
+	unsigned nv = 0;
+	int err;
+	if (!out)
 		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", name);
-	snprintf(out->model, sizeof(out->model), "%s", mi.name);
-	out->nr_ctrs = mi.nr_ctrs;
-	out->nr_rules = mi.nr_rules < VPMU_MAX_RULES ? mi.nr_rules : VPMU_MAX_RULES;
-	for (unsigned r = 0; r < out->nr_rules; r++)
-		out->rule[r] = vpmu_vm_rule_name(vm, r);
-	for (unsigned e = 0; e < VPMU_EV_NR; e++)
-		out->source[e] = vpmu_host_event_source(host, (enum vpmu_event)e, NULL);
-	for (unsigned k = 0; k < VPMU_MAX_VCPUS; k++) {
-		struct vpmu_vcpu *v = vpmu_vcpu_get(vm, k);
-		struct acct_vcpu *a = &out->vcpu[out->nr_vcpus];
-		if (!v || vpmu_vcpu_totals(v, &a->t))
+	for (unsigned k = 0; vm && k < VPMU_MAX_VCPUS; k++)
+		v[k] = vpmu_vcpu_get(vm, k), nv += v[k] != NULL;
+	err = acct_vm_begin(out, name, vm, host, nv);
+	if (err)
+		return err;
+	for (unsigned k = 0; k < VPMU_MAX_VCPUS && nv; k++) {
+		struct vpmu_totals *t;
+		if (!v[k])
 			continue;
-		a->index = k;
-		if (kvm && kvm[k]) {
-			a->have_kvm = true;
-			a->kvm = *kvm[k];
+		nv--;
+		/* straight into the vCPU's slot: one copy of the totals, not two */
+		t = &out->vcpu[out->nr_vcpus].t;
+		if (vpmu_vcpu_totals(v[k], t))
+			continue;
+		err = acct_vm_add_vcpu(out, k, t, kvm ? kvm[k] : NULL);
+		if (err) {
+			acct_vm_release(out);
+			return err;
 		}
-		add_totals(&out->total, &a->t);
-		out->nr_vcpus++;
 	}
 	return 0;
 }

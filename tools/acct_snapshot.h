@@ -10,6 +10,7 @@
 #define VPMU_TOOLS_ACCT_SNAPSHOT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,23 +24,63 @@ struct acct_vcpu {
 	struct vpmu_kvm_stats kvm;
 };
 
+/* Longest rule name a snapshot holds (the models' are under 24 bytes). */
+#define ACCT_RULE_NAME_MAX 48
+
+/*
+ * A snapshot holds only the vCPUs that exist (issue 10: 1,000 VMs of 8 vCPUs
+ * should not cost 43 KiB each), and owns everything it names, because it also
+ * comes from parsed JSON (acct_read_json).  Zeroed is a valid empty snapshot;
+ * acct_vm_release() frees it.
+ */
 struct acct_vm {
 	char name[64];                 /* the domain's name */
 	char model[32];
 	unsigned nr_ctrs;
 	unsigned nr_rules;
-	const char *rule[VPMU_MAX_RULES];          /* rule names, by id */
+	char rule[VPMU_MAX_RULES][ACCT_RULE_NAME_MAX];  /* rule names by id; "": none */
 	enum vpmu_count_source source[VPMU_EV_NR]; /* how the host counts each event */
-	unsigned nr_vcpus;
-	struct acct_vcpu vcpu[VPMU_MAX_VCPUS];
+	unsigned nr_vcpus, max_vcpus;  /* vcpu[] holds nr_vcpus of room for max_vcpus */
+	struct acct_vcpu *vcpu;        /* allocated by acct_vm_begin */
 	struct vpmu_totals total;      /* the sum of the vCPUs above */
 };
 
-/* Collects vm's snapshot (host: where its events come from).  kvm, when not
- * NULL, holds the glue's statistics of vCPU i at kvm[i] (NULL entries: none).
- * 0, or -EINVAL. */
+/*
+ * Starts vm's snapshot: name, model, counters, rule names and where the host
+ * counts each event (host), with room for max_vcpus vCPUs (at most
+ * VPMU_MAX_VCPUS).  It reads only what is fixed when the VM is created, so it
+ * may run on a thread other than the vCPU threads.  0, -EINVAL or -ENOMEM; on
+ * failure *out is zeroed (acct_vm_release is safe on it).
+ */
+int acct_vm_begin(struct acct_vm *out, const char *name, const struct vpmu_vm *vm,
+		  const struct vpmu_host *host, unsigned max_vcpus);
+/* Appends vCPU index's totals t (each vCPU once; kvm: the glue's statistics,
+ * NULL when not under KVM) and adds them into out->total.  0, -ENOSPC past
+ * max_vcpus, -EINVAL for a bad argument, an index >= VPMU_MAX_VCPUS or one
+ * already added. */
+int acct_vm_add_vcpu(struct acct_vm *out, unsigned index, const struct vpmu_totals *t,
+		     const struct vpmu_kvm_stats *kvm);
+/* Frees what the snapshot holds and zeroes it; safe on a zeroed one, and twice. */
+void acct_vm_release(struct acct_vm *vm);
+
+/* Collects vm's snapshot (host: where its events come from): acct_vm_begin,
+ * then vpmu_vcpu_totals once per existing vCPU and acct_vm_add_vcpu.  kvm,
+ * when not NULL, holds the glue's statistics of vCPU i at kvm[i] (NULL
+ * entries: none).  0, -EINVAL or -ENOMEM; release it with acct_vm_release. */
 int acct_collect(struct acct_vm *out, const char *name, struct vpmu_vm *vm,
 		 const struct vpmu_host *host, const struct vpmu_kvm_stats *const *kvm);
+
+/*
+ * Parses JSON of docs/accounting.md's schema 1 (text: len bytes, no NUL
+ * needed) back into snapshots: *vms gets an array of *n of them (release with
+ * acct_vms_release), and writing them in any format gives what writing the
+ * snapshots the JSON was written from gave.  0; -EINVAL with a message in err
+ * (errlen bytes) for anything malformed; -ENOMEM.  Nothing is left allocated
+ * on failure (*vms NULL, *n 0).
+ */
+int acct_read_json(const char *text, size_t len, struct acct_vm **vms, unsigned *n,
+		   char *err, size_t errlen);
+void acct_vms_release(struct acct_vm *vms, unsigned n);
 
 /* Whether the host counts event ev at all ("not countable on this host"
  * otherwise: formats never print a number for it). */

@@ -586,7 +586,7 @@ static void print_accounting(struct ctx *c)
 			n++;
 	if (acct_write(accounting_out, accounting_format, snap, n) < 0)
 		fprintf(stderr, "vpmu-trace: writing the accounting failed\n");
-	free(snap);
+	acct_vms_release(snap, n);
 }
 
 void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE *tap,

@@ -28,6 +28,9 @@
 #include "vpmu/vpmu.h"
 #include "../vmm-glue/guest_abi.h"
 #include "accounting.h"
+#include "live_vm.h"
+#include "stat_dir.h"
+#include "stat_server.h"
 #include "acct_formats.h"
 #include "console_input.h"
 #include "dev_rtc.h"
@@ -54,6 +57,7 @@ struct opts {
 	bool null_pmu;     /* --null-pmu: the guest may switch its PMU MSR exits to a handler
 	                      that does nothing (VPMU_UCALL_NULL_PMU, bench/kvm-exits.sh) */
 	enum acct_format accounting;  /* --accounting FORMAT at exit (docs/accounting.md) */
+	const char *name;  /* --name NAME: the live accounting socket (vpmu-stat) */
 };
 
 struct vcpu_ctx {
@@ -84,6 +88,7 @@ struct run {
 	pthread_mutex_t lock;
 	pthread_cond_t done_cv;
 	bool done;
+	unsigned ready;    /* vCPU threads set up (under lock): the live socket waits for all */
 	int status;
 	char why[256];
 	unsigned cases, failed_cases;
@@ -99,6 +104,7 @@ static void usage(void)
 		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--strict]\n"
 		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
 		"                [--tap] [--console-input] [--accounting text|domstats|prometheus|json]\n"
+		"                [--name NAME]\n"
 		"                [--append WORDS] IMAGE\n"
 		"       vpmu-run [options] --kernel bzImage [--initrd FILE] [--append CMDLINE]\n"
 		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32), or\n"
@@ -157,6 +163,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				exit(2);
 			}
 			o->accounting = (enum acct_format)f;
+		}
+		else if (!strcmp(a, "--name") && more) {
+			o->name = argv[++i];
+			if (!stat_name_valid(o->name)) {
+				fprintf(stderr, "vpmu-run: --name must be 1 to %d letters, digits, '.', '_' "
+					"or '-', not starting with '.' or '-': '%s'\n", STAT_NAME_MAX,
+					o->name);
+				exit(2);
+			}
 		}
 		else if (!strcmp(a, "--strict"))
 			o->strict = true;
@@ -459,6 +474,10 @@ static void *vcpu_thread(void *arg)
 		finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
 		return NULL;
 	}
+	pthread_mutex_lock(&rn->lock);
+	rn->ready++;
+	pthread_cond_broadcast(&rn->done_cv);
+	pthread_mutex_unlock(&rn->lock);
 	/* How the guest's RDPMC (Linux perf's counter reads) reaches the model,
 	 * and the clock its cycles follow without a host PMU. */
 	if (c->index == 0) {
@@ -621,7 +640,7 @@ static int setup_kvm(struct run *rn)
 static void print_accounting(struct run *rn)
 {
 	/* One snapshot: each vCPU's totals and its glue's statistics, read once. */
-	static struct acct_vm snap;
+	struct acct_vm snap;
 	const struct vpmu_kvm_stats *kvm[VPMU_MAX_VCPUS] = { 0 };
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
 		kvm[i] = rn->cpu[i].kv ? vpmu_kvm_vcpu_stats(rn->cpu[i].kv) : NULL;
@@ -631,19 +650,23 @@ static void print_accounting(struct run *rn)
 		fflush(stdout);
 		if (acct_write(stdout, rn->o.accounting, &snap, 1) < 0)
 			fprintf(stderr, "vpmu-run: writing the accounting failed\n");
+		acct_vm_release(&snap);
 		return;
 	}
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
-	if (!m)
+	if (!m) {
+		acct_vm_release(&snap);
 		return;
+	}
 	fprintf(m, "backend: %s (%s)\n", rn->o.backend,
 		rn->perf ? vpmu_perf_source(rn->perf) : "counts nothing: no ticks outside traces");
 	accounting_print_sources(m, rn->host);
 	if (rn->perf)
 		accounting_print_perf(m, rn->perf);
 	acct_write_text(m, &snap, 1);
+	acct_vm_release(&snap);
 	for (unsigned i = 0; i < rn->o.vcpus; i++) {
 		if (!rn->cpu[i].kv)
 			continue;
@@ -767,6 +790,42 @@ static int boot_linux(struct run *rn)
 	return 0;
 }
 
+/* --name: the live accounting socket (docs/accounting.md, "Live view").  A
+ * socket that cannot open leaves the VM running without one. */
+static struct stat_server *start_live(struct run *rn, struct live_vm *lv)
+{
+	char dir[256], path[sizeof(dir) + STAT_NAME_MAX + 8], err[320];
+	struct stat_server *s = NULL;
+	*lv = (struct live_vm){ .name = rn->o.name, .vm = rn->pvm, .host = rn->host,
+				.kick_signal = KICK_SIGNAL, .nr_vcpus = rn->o.vcpus };
+	for (unsigned i = 0; i < rn->o.vcpus; i++)
+		lv->vcpu[i] = (struct live_vcpu){ .kv = rn->cpu[i].kv, .thread = rn->cpu[i].thread };
+	int r = stat_dir_get(dir, sizeof(dir), true, err, sizeof(err));
+	if (r == 0 && (r = stat_sock_path(path, sizeof(path), dir, rn->o.name)) < 0)
+		snprintf(err, sizeof(err), "socket path too long in %s", dir);
+	if (r == 0)
+		r = stat_server_start(path, live_vm_json, lv, &s, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "vpmu-run: no live accounting for '%s': %s\n", rn->o.name, err);
+		return NULL;
+	}
+	fprintf(stderr, "vpmu-run: live accounting: %s (vpmu-stat %s)\n", path, rn->o.name);
+	return s;
+}
+
+static void stop_live(struct stat_server *s, const struct live_vm *lv)
+{
+	struct stat_server_counts n;
+	if (!s)
+		return;
+	stat_server_stop(s, &n);
+	fprintf(stderr, "vpmu-run: live accounting served %llu snapshot(s); refused: %llu busy, "
+		"%llu denied, %llu bad requests, %llu timeouts; %llu vCPU(s) answered late\n",
+		(unsigned long long)n.served, (unsigned long long)n.busy,
+		(unsigned long long)n.denied, (unsigned long long)n.bad_requests,
+		(unsigned long long)n.timeouts, lv->stale);
+}
+
 static int boot(struct run *rn)
 {
 	/* The PMU first: the command line says what its host counts. */
@@ -793,10 +852,22 @@ static int boot(struct run *rn)
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += rn->o.timeout_s;
 	pthread_mutex_lock(&rn->lock);
+	/* The live socket opens once every vCPU is set up: what it reads of
+	 * them (their glue, the host's event sources) no longer changes. */
+	while (!rn->done && rn->ready < rn->o.vcpus)
+		if (pthread_cond_timedwait(&rn->done_cv, &rn->lock, &deadline) == ETIMEDOUT)
+			break;
+	bool serve = rn->o.name && !rn->done && rn->ready == rn->o.vcpus;
+	pthread_mutex_unlock(&rn->lock);
+	static struct live_vm live;
+	struct stat_server *server = serve ? start_live(rn, &live) : NULL;
+	pthread_mutex_lock(&rn->lock);
 	while (!rn->done)
 		if (pthread_cond_timedwait(&rn->done_cv, &rn->lock, &deadline) == ETIMEDOUT)
 			break;
 	pthread_mutex_unlock(&rn->lock);
+	/* The socket closes before the vCPU threads end: it kicks them. */
+	stop_live(server, &live);
 	/* A guest spinning without exits never leaves KVM_RUN by itself: the kick does. */
 	finish(rn, EXIT_TIMEOUT, "TIMEOUT: the guest did not finish within %u s", rn->o.timeout_s);
 	for (unsigned i = 0; i < rn->o.vcpus; i++)

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "kvm_live.h"
 #include "kvm_rdpmc.h"
 #include "vm_glue.h"
 #include "vpmu/kvm_x86.h"
@@ -52,6 +53,7 @@ struct vpmu_kvm_vcpu {
 	enum vpmu_kvm_rdpmc rdpmc;
 	struct kvm_rdpmc_sync sync;  /* VPMU_KVM_RDPMC_SYNC: what KVM's counters hold */
 	struct vpmu_kvm_stats stats;
+	struct kvm_live live;    /* live accounting for other threads (kvm_live.h) */
 };
 
 static int fail(char *err, int e, const char *fmt, ...)
@@ -193,6 +195,8 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 		return fail(err, e, "KVM_SET_SIGNAL_MASK");
 	}
 	kv->rdpmc = vpmu_vm_glue_rdpmc_exits(kv->vm) ? VPMU_KVM_RDPMC_EXIT : kvm_rdpmc_probe_sync(vcpu_fd);
+	/* Readers find a snapshot from the start. */
+	kvm_live_publish(&kv->live, kv->vcpu, &kv->stats, 0);
 	*out = kv;
 	return 0;
 }
@@ -212,6 +216,19 @@ enum vpmu_kvm_rdpmc vpmu_kvm_vcpu_rdpmc(const struct vpmu_kvm_vcpu *kv)
 const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv)
 {
 	return kv ? &kv->stats : NULL;
+}
+
+uint64_t vpmu_kvm_vcpu_snapshot_request(struct vpmu_kvm_vcpu *kv)
+{
+	return kv ? kvm_live_request(&kv->live) : 0;
+}
+
+int vpmu_kvm_vcpu_snapshot(const struct vpmu_kvm_vcpu *kv, struct vpmu_kvm_snapshot *out)
+{
+	if (!kv || !out)
+		return -EINVAL;
+	kvm_live_read(&kv->live, out);
+	return 0;
 }
 
 static uint32_t lapic_reg(const struct kvm_lapic_state *s, unsigned off)
@@ -342,6 +359,9 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
 			kv->stats.msr_timed++;
 			t0 = 0;
 		}
+		/* A live-accounting request is answered here, with the
+		 * counts this entry's changes left (kvm_live.h). */
+		kvm_live_serve(&kv->live, kv->vcpu, &kv->stats);
 		int rr = ioctl(kv->vcpu_fd, KVM_RUN, 0);
 		int e = errno;
 		if (rr < 0) {
@@ -382,7 +402,12 @@ int vpmu_kvm_vcpu_pause(struct vpmu_kvm_vcpu *kv)
 {
 	if (!kv)
 		return -EINVAL;
+	int r = 0;
 	if (vpmu_vcpu_running(kv->vcpu, NULL))
-		return vpmu_vcpu_switch_out(kv->vcpu);
-	return 0;
+		r = vpmu_vcpu_switch_out(kv->vcpu);
+	/* A paused vCPU answers no request: its landed counts are the answer to
+	 * every one made so far. */
+	kvm_live_publish(&kv->live, kv->vcpu, &kv->stats,
+			 atomic_load_explicit(&kv->live.requested, memory_order_relaxed));
+	return r;
 }

@@ -108,6 +108,25 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
 int vpmu_kvm_vcpu_pause(struct vpmu_kvm_vcpu *kv);
 const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv); /* NULL for NULL */
 enum vpmu_kvm_rdpmc vpmu_kvm_vcpu_rdpmc(const struct vpmu_kvm_vcpu *kv);
+
+/* Live accounting, from any thread, while the vCPU runs (docs/accounting.md,
+ * "Live view").  vpmu_kvm_vcpu_snapshot_request() asks the vCPU thread for a
+ * snapshot and returns the generation that will answer it (0 for NULL): the
+ * vCPU thread takes it before its next entry into the guest, so one that stays
+ * in the guest answers when it next exits (a kick makes it exit).
+ * vpmu_kvm_vcpu_snapshot() copies the newest snapshot published, consistent in
+ * itself, without stopping or waiting for the vCPU thread: the caller compares
+ * its generation with the one it asked for.  A vCPU also publishes one when it
+ * is set up and when it pauses.  0, or -EINVAL for NULL.  kv must outlive the
+ * call (vpmu_kvm_vcpu_destroy only after the readers are done). */
+struct vpmu_kvm_snapshot {
+	uint64_t generation;       /* the request it answers (0: published unasked) */
+	uint64_t time_ns;          /* when it was taken (CLOCK_MONOTONIC) */
+	struct vpmu_totals totals; /* vpmu_vcpu_totals(), live counts included */
+	struct vpmu_kvm_stats stats;
+};
+uint64_t vpmu_kvm_vcpu_snapshot_request(struct vpmu_kvm_vcpu *kv);
+int vpmu_kvm_vcpu_snapshot(const struct vpmu_kvm_vcpu *kv, struct vpmu_kvm_snapshot *out);
 const char *vpmu_kvm_rdpmc_name(enum vpmu_kvm_rdpmc mode);   /* one line, for logs */
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
 

@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Prometheus and JSON accounting formats (tools/acct_prom.c,
- * tools/acct_json.c) on a snapshot built by hand: two VMs, one with KVM
- * statistics on its vCPUs, an event the host cannot count, a rule violation,
- * a domain name that needs escaping, and a count above INT64_MAX.  The
- * Prometheus output goes through `promtool check metrics` (Debian's prometheus
- * package: a test dependency), the JSON back through json-c's parser.
+ * The accounting snapshot (tools/acct_snapshot.h) and its formats
+ * (tools/acct_*.c) on snapshots built by hand and from libvpmu: two VMs, one
+ * with KVM statistics on its vCPUs, an event the host cannot count, a rule
+ * violation, a domain name that needs escaping, and a count above INT64_MAX.
+ * The Prometheus output goes through `promtool check metrics` (Debian's
+ * prometheus package: a test dependency), the JSON back through json-c's
+ * parser and through acct_read_json: every format of a parsed snapshot is
+ * byte for byte that of the original, and malformed JSON is refused.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "acct_formats.h"
+#include "acct_keys.h"
 #include "tap.h"
+#include "trace.h"
+#include "vpmu/backend.h"
 
 #define DOM0 "a\"b\\c"            /* a"b\c */
 #define DOM0_ESC "a\\\"b\\\\c"    /* a\"b\\c, as a Prometheus label value */
@@ -74,9 +78,31 @@ static void fill_kvm(struct vpmu_kvm_stats *k, uint64_t base)
 	k->rdpmc_syncs = base + 20;
 }
 
+static void add_vcpu(struct acct_vm *vm, unsigned index, const struct vpmu_totals *t,
+		     const struct vpmu_kvm_stats *k)
+{
+	int err = acct_vm_add_vcpu(vm, index, t, k);
+	if (err) {
+		printf("Bail out! acct_vm_add_vcpu: %d\n", err);
+		exit(1);
+	}
+}
+
+static void room(struct acct_vm *vm, unsigned max)
+{
+	vm->vcpu = calloc(max, sizeof(*vm->vcpu));
+	vm->max_vcpus = max;
+	if (!vm->vcpu) {
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+}
+
 static void build(void)
 {
 	struct acct_vm *a = &vms[0], *b = &vms[1];
+	struct vpmu_totals t, want = { 0 };
+	struct vpmu_kvm_stats k;
 	memset(vms, 0, sizeof(vms));
 
 	/* VM 0: p6, two KVM vCPUs, ref-cycles not countable, rule 1 broken on vCPU 1 */
@@ -84,37 +110,41 @@ static void build(void)
 	snprintf(a->model, sizeof(a->model), "p6");
 	a->nr_ctrs = 2;
 	a->nr_rules = 2;
-	a->rule[0] = "evntsel-reserved";
-	a->rule[1] = "evntsel1-enable";
+	snprintf(a->rule[0], sizeof(a->rule[0]), "evntsel-reserved");
+	snprintf(a->rule[1], sizeof(a->rule[1]), "evntsel1-enable");
 	for (unsigned e = 0; e < VPMU_EV_NR; e++)
 		a->source[e] = VPMU_COUNT_HARDWARE;
 	a->source[VPMU_EV_CYCLES] = VPMU_COUNT_TASK_CLOCK;
 	a->source[NOT_COUNTABLE] = VPMU_COUNT_NONE;
-	a->nr_vcpus = 2;
+	room(a, 2);
 	for (unsigned i = 0; i < 2; i++) {
-		struct acct_vcpu *v = &a->vcpu[i];
-		v->index = i;
-		fill_totals(&v->t, 1000 * (i + 1), a->nr_ctrs);
-		v->have_kvm = true;
-		fill_kvm(&v->kvm, 5000 * (i + 1));
+		memset(&t, 0, sizeof(t));
+		memset(&k, 0, sizeof(k));
+		fill_totals(&t, 1000 * (i + 1), a->nr_ctrs);
+		if (i == 1)
+			t.violations[1] = 3;
+		fill_kvm(&k, 5000 * (i + 1));
+		add_vcpu(a, i, &t, &k);
+		sum(&want, &t);
 	}
-	a->vcpu[1].t.violations[1] = 3;
-	for (unsigned i = 0; i < a->nr_vcpus; i++)
-		sum(&a->total, &a->vcpu[i].t);
+	ok(!memcmp(&a->total, &want, sizeof(want)) && a->nr_vcpus == 2,
+	   "acct_vm_add_vcpu: the VM's total is the sum of its vCPUs");
 
 	/* VM 1: k7, one vCPU (index 3) without KVM statistics, every event sim */
 	snprintf(b->name, sizeof(b->name), "plain");
 	snprintf(b->model, sizeof(b->model), "k7");
 	b->nr_ctrs = 4;
 	b->nr_rules = 1;
-	b->rule[0] = "k7-rule";
+	snprintf(b->rule[0], sizeof(b->rule[0]), "k7-rule");
 	for (unsigned e = 0; e < VPMU_EV_NR; e++)
 		b->source[e] = VPMU_COUNT_SIM;
-	b->nr_vcpus = 1;
-	b->vcpu[0].index = 3;
-	fill_totals(&b->vcpu[0].t, 70000, b->nr_ctrs);
-	b->vcpu[0].t.pmc[3] = UINT64_MAX;
-	sum(&b->total, &b->vcpu[0].t);
+	room(b, 1);
+	memset(&t, 0, sizeof(t));
+	fill_totals(&t, 70000, b->nr_ctrs);
+	t.pmc[3] = UINT64_MAX;
+	add_vcpu(b, 3, &t, NULL);
+	ok(b->vcpu[0].index == 3 && !b->vcpu[0].have_kvm && b->total.pmc[3] == UINT64_MAX,
+	   "acct_vm_add_vcpu: index kept, no KVM statistics for NULL");
 }
 
 static char *slurp(const char *path)
@@ -509,103 +539,449 @@ static void test_json(void)
 	json_object_put(doc);
 }
 
-static double ms_since(const struct timespec *t0)
+/* ---- the snapshot API on libvpmu's own VMs (the sim backend) ---- */
+
+#define P6_EVNTSEL0 0x186
+#define P6_PERFCTR0 0xC1
+#define P6_CYCLES_EN 0x430079ull /* EN, USR, OS, event 0x79: cycles (docs/models/p6.md) */
+
+static void test_api(void)
 {
-	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+	struct vpmu_sim *sim = NULL;
+	struct vpmu_host *host = NULL;
+	struct vpmu_vm *vm = NULL;
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_backend be;
+	struct vpmu_vcpu *v[3];
+	static const unsigned idx[3] = { 0, 2, 5 };
+	struct acct_vm s, z;
+	struct vpmu_totals t;
+	enum vpmu_fault f;
+	int err;
+
+	cfg.model = "p6";
+	if (vpmu_sim_create(4, &sim) || (vpmu_sim_backend(sim, &be), vpmu_host_create(&be, 4, &host)) ||
+	    (vpmu_sim_attach(sim, host), vpmu_vm_create(host, &cfg, &vm))) {
+		ok(0, "a p6 VM on the sim backend");
+		goto out;
+	}
+	/* vCPU idx[i] counts 1000 * (i + 1) cycles in counter 0: one write, one read */
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t val;
+		err = vpmu_vcpu_create(vm, idx[i], &v[i]);
+		err = err ? err : vpmu_vcpu_switch_in(v[i], i);
+		err = err ? err : vpmu_reg_write(v[i], VPMU_SPACE_MSR, P6_EVNTSEL0, P6_CYCLES_EN, &f);
+		err = err ? err : vpmu_sim_tick(sim, i, VPMU_EV_CYCLES, 1000 * (i + 1), VPMU_MODE_USER);
+		err = err ? err : vpmu_reg_read(v[i], VPMU_SPACE_MSR, P6_PERFCTR0, &val, &f);
+		err = err ? err : vpmu_vcpu_switch_out(v[i]);
+		if (err) {
+			ok(0, "vCPU %u: set up (%d)", idx[i], err);
+			goto out;
+		}
+	}
+
+	err = acct_collect(&s, "dom", vm, host, NULL);
+	ok(err == 0 && s.nr_vcpus == 3 && s.max_vcpus == 3 && s.vcpu[0].index == 0 &&
+	   s.vcpu[1].index == 2 && s.vcpu[2].index == 5 && !strcmp(s.name, "dom") &&
+	   !strcmp(s.model, "p6") && s.nr_ctrs == 2,
+	   "acct_collect: the three vCPUs that exist, by index, room for those only (%d)", err);
+	ok(s.vcpu[0].t.events[VPMU_EV_CYCLES] == 1000 && s.vcpu[1].t.pmc[0] == 2000 &&
+	   s.vcpu[2].t.events[VPMU_EV_CYCLES] == 3000 && s.total.events[VPMU_EV_CYCLES] == 6000 &&
+	   s.total.writes == 3 && s.total.reads == 3 && s.total.switch_ins == 3,
+	   "acct_collect: each vCPU's counts, and the VM's sum");
+	ok(s.nr_rules > 0 && s.rule[0][0] && !strcmp(s.rule[0], vpmu_vm_rule_name(vm, 0)) &&
+	   s.source[VPMU_EV_CYCLES] == VPMU_COUNT_SIM,
+	   "acct_collect: rule names copied, the host's sources");
+	acct_vm_release(&s);
+	ok(!s.vcpu && !s.nr_vcpus && !s.name[0], "acct_vm_release: zeroed");
+	acct_vm_release(&s);
+	ok(1, "acct_vm_release: twice is harmless");
+
+	err = acct_vm_begin(&s, "dom", vm, host, 1);
+	vpmu_vcpu_totals(v[0], &t);
+	ok(err == 0 && acct_vm_add_vcpu(&s, 0, &t, NULL) == 0 &&
+	   acct_vm_add_vcpu(&s, 2, &t, NULL) == -ENOSPC && s.nr_vcpus == 1,
+	   "acct_vm_add_vcpu: -ENOSPC past max_vcpus");
+	acct_vm_release(&s);
+	err = acct_vm_begin(&s, "dom", vm, host, 2);
+	ok(err == 0 && acct_vm_add_vcpu(&s, 0, &t, NULL) == 0 &&
+	   acct_vm_add_vcpu(&s, 0, &t, NULL) == -EINVAL &&
+	   acct_vm_add_vcpu(&s, VPMU_MAX_VCPUS, &t, NULL) == -EINVAL &&
+	   acct_vm_add_vcpu(&s, 1, NULL, NULL) == -EINVAL && s.nr_vcpus == 1 &&
+	   s.total.events[VPMU_EV_CYCLES] == 1000,
+	   "acct_vm_add_vcpu: a vCPU twice, a bad index, no totals: -EINVAL, nothing added");
+	acct_vm_release(&s);
+	memset(&z, 0, sizeof(z));
+	memset(&s, 0xA5, sizeof(s));
+	ok(acct_vm_begin(&s, "dom", NULL, host, 1) == -EINVAL && !memcmp(&s, &z, sizeof(z)) &&
+	   acct_vm_begin(&s, "dom", vm, host, VPMU_MAX_VCPUS + 1) == -EINVAL &&
+	   !memcmp(&s, &z, sizeof(z)) && acct_vm_begin(NULL, "dom", vm, host, 1) == -EINVAL,
+	   "acct_vm_begin: -EINVAL leaves the snapshot zeroed");
+	acct_vm_release(&s);
+	err = acct_vm_begin(&s, "dom", vm, host, 0);
+	ok(err == 0 && acct_vm_add_vcpu(&s, 0, &t, NULL) == -ENOSPC,
+	   "acct_vm_begin: room for no vCPUs");
+	acct_vm_release(&s);
+out:
+	vpmu_vm_destroy(vm);
+	vpmu_host_destroy(host);
+	vpmu_sim_destroy(sim);
 }
 
-/* Issue 10: 1,000 VMs of 8 vCPUs each.  Timings only (a diagnostic, not a test). */
-static void timing(void)
+/* ---- JSON read back ---- */
+
+/* What fn writes of vms, in memory; NULL on failure. */
+static char *write_mem(enum acct_format f, const struct acct_vm *v, unsigned n, size_t *len)
 {
-	enum { NVM = 1000, NVCPU = 8 };
-	struct acct_vm *big = calloc(NVM, sizeof(*big));
-	static const struct {
-		const char *name, *path;
-		int (*fn)(FILE *, const struct acct_vm *, unsigned);
-	} runs[] = {
-		{ "prometheus", "/dev/null", acct_write_prometheus },
-		{ "json", "/dev/null", acct_write_json },
-		{ "prometheus", NULL, acct_write_prometheus },
-	};
-	if (!big) {
-		printf("# timing: out of memory\n");
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+	int err;
+	if (!m)
+		return NULL;
+	err = acct_write(m, f, v, n);
+	fclose(m);
+	if (err) {
+		printf("#   acct_write: %d\n", err);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static const char *const fmt_name[] = { "text", "domstats", "prometheus", "json" };
+
+/* Writes v in JSON, reads it back, and checks that every format of the parsed
+ * snapshots is that of v, byte for byte. */
+static void round_trip(const char *what, const struct acct_vm *v, unsigned n)
+{
+	struct acct_vm *back = NULL;
+	unsigned nb = 0;
+	char err[256];
+	size_t jl;
+	char *json = write_mem(ACCT_JSON, v, n, &jl);
+	int rc = json ? acct_read_json(json, jl, &back, &nb, err, sizeof(err)) : -1;
+	ok(rc == 0 && nb == n, "%s: the JSON reads back (%d: %s)", what, rc, rc ? err : "");
+	for (int f = ACCT_TEXT; f <= ACCT_JSON && rc == 0; f++) {
+		size_t l1 = 0, l2 = 0;
+		char *o1 = write_mem((enum acct_format)f, v, n, &l1);
+		char *o2 = write_mem((enum acct_format)f, back, nb, &l2);
+		ok(o1 && o2 && l1 == l2 && !memcmp(o1, o2, l1),
+		   "%s: %s of the parsed snapshots = %s of the originals (%zu bytes)", what,
+		   fmt_name[f], fmt_name[f], l1);
+		free(o1);
+		free(o2);
+	}
+	acct_vms_release(back, nb);
+	free(json);
+}
+
+/* A deep copy (the vCPUs are the snapshot's own). */
+static void clone_vm(struct acct_vm *dst, const struct acct_vm *src)
+{
+	*dst = *src;
+	dst->vcpu = calloc(src->max_vcpus ? src->max_vcpus : 1, sizeof(*dst->vcpu));
+	if (!dst->vcpu) {
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+	memcpy(dst->vcpu, src->vcpu, src->nr_vcpus * sizeof(*dst->vcpu));
+}
+
+static void test_round_trip_hand(void)
+{
+	struct acct_vm rt[2];
+	struct acct_vm *back = NULL;
+	unsigned nb = 0;
+	char err[256];
+	size_t jl;
+	char *json;
+	int rc;
+
+	/* a count above INT64_MAX reads INT64_MAX in JSON (docs/accounting.md) */
+	json = write_mem(ACCT_JSON, vms, 2, &jl);
+	rc = json ? acct_read_json(json, jl, &back, &nb, err, sizeof(err)) : -1;
+	ok(rc == 0 && nb == 2 && back[1].vcpu[0].t.pmc[3] == INT64_MAX &&
+	   back[1].total.pmc[3] == INT64_MAX && back[1].vcpu[0].t.pmc[2] == 70000 + 102,
+	   "a count above INT64_MAX comes back as INT64_MAX, the others exact (%d)", rc);
+	ok(rc == 0 && back[0].vcpu[1].t.violations[1] == 3 && back[0].vcpu[1].have_kvm &&
+	   back[0].vcpu[1].kvm.rdpmc_syncs == 5000 * 2 + 20 && !back[1].vcpu[0].have_kvm &&
+	   back[1].vcpu[0].index == 3 && !strcmp(back[0].name, DOM0) &&
+	   back[0].source[NOT_COUNTABLE] == VPMU_COUNT_NONE &&
+	   back[0].source[VPMU_EV_CYCLES] == VPMU_COUNT_TASK_CLOCK && !strcmp(back[0].rule[1], "evntsel1-enable"),
+	   "parsed: the violation, the KVM statistics, index, name, sources, rule names");
+	acct_vms_release(back, nb);
+	free(json);
+
+	/* libvpmu never counts an event the host cannot count, nor past 2^63:
+	 * as such, the hand-built VMs round-trip whole */
+	clone_vm(&rt[0], &vms[0]);
+	clone_vm(&rt[1], &vms[1]);
+	for (unsigned i = 0; i < rt[0].nr_vcpus; i++)
+		rt[0].vcpu[i].t.events[NOT_COUNTABLE] = 0;
+	rt[0].total.events[NOT_COUNTABLE] = 0;
+	rt[1].vcpu[0].t.pmc[3] = rt[1].total.pmc[3] = INT64_MAX;
+	round_trip("hand-built VMs", rt, 2);
+	/* a rule without a name: "?" in text, "rule1" in JSON, and back */
+	rt[0].rule[1][0] = 0;
+	round_trip("a rule without a name", rt, 2);
+	round_trip("no VMs", rt, 0);
+	acct_vm_release(&rt[0]);
+	acct_vm_release(&rt[1]);
+}
+
+static char *slurp_n(const char *path, size_t *len)
+{
+	char *t = slurp(path);
+	*len = t ? strlen(t) : 0;
+	return t;
+}
+
+/* tests/accounting/two-vcpus.trace: its counts are the trace's own (ticks):
+ * vCPU 0 counts 5000 cycles and 1234 instructions and breaks cpl-none once,
+ * vCPU 1 counts 700 cycles. */
+static void test_round_trip_trace(void)
+{
+	static const char *trace = "tests/accounting/two-vcpus.trace";
+	struct acct_vm *back = NULL;
+	unsigned nb = 0, tapno = 0, cpl = VPMU_MAX_RULES;
+	struct trace_result res;
+	char err[256];
+	size_t tl, jl[ACCT_JSON + 1] = { 0 };
+	char *text = slurp_n(trace, &tl), *out[ACCT_JSON + 1] = { 0 };
+	int rc = -1;
+
+	if (!text) {
+		ok(0, "read %s (run from the source tree)", trace);
 		return;
 	}
-	for (unsigned m = 0; m < NVM; m++) {
-		struct acct_vm *vm = &big[m];
-		snprintf(vm->name, sizeof(vm->name), "guest-%04u", m);
-		snprintf(vm->model, sizeof(vm->model), "p6");
-		vm->nr_ctrs = 2;
-		vm->nr_rules = 2;
-		vm->rule[0] = vms[0].rule[0];
-		vm->rule[1] = vms[0].rule[1];
-		memcpy(vm->source, vms[0].source, sizeof(vm->source));
-		vm->nr_vcpus = NVCPU;
-		for (unsigned i = 0; i < NVCPU; i++) {
-			struct acct_vcpu *v = &vm->vcpu[i];
-			v->index = i;
-			fill_totals(&v->t, 123456789ull * (m + 1) + i, vm->nr_ctrs);
-			v->have_kvm = true;
-			fill_kvm(&v->kvm, 987654321ull * (i + 1) + m);
-			sum(&vm->total, &v->t);
-		}
+	for (int f = ACCT_TEXT; f <= ACCT_JSON; f++) {
+		FILE *m = open_memstream(&out[f], &jl[f]);
+		if (!m)
+			break;
+		trace_set_accounting(m, (enum acct_format)f);
+		trace_run(trace, text, tl, NULL, NULL, 0, &tapno, &res);
+		fclose(m);
 	}
-	for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
-		char path[256];
-		const char *dir = getenv("TMPDIR");
-		double best = 1e9;
-		int err = 0;
-		long size = 0;
-		if (runs[r].path)
-			snprintf(path, sizeof(path), "%s", runs[r].path);
-		else
-			snprintf(path, sizeof(path), "%s/vpmu-acct-timing-%d", dir && *dir ? dir : "/tmp",
-				 (int)getpid());
-		for (unsigned k = 0; k < 5 && !err; k++) {
-			struct timespec t0;
-			FILE *f;
-			if (!runs[r].path)
-				unlink(path);   /* a new file each time, as an exporter writes one */
-			f = fopen(path, "w");
-			double ms;
-			if (!f) {
-				err = -errno;
-				break;
-			}
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-			err = runs[r].fn(f, big, NVM);
-			ms = ms_since(&t0);
-			if (!runs[r].path)
-				size = ftell(f);
-			fclose(f);
-			if (ms < best)
-				best = ms;
-		}
-		if (!runs[r].path)
-			unlink(path);
-		if (err)
-			printf("# %s, %u VMs x %u vCPUs: error %d\n", runs[r].name, NVM, NVCPU, err);
-		else if (runs[r].path)
-			printf("# %s, %u VMs x %u vCPUs to %s: %.2f ms (best of 5)\n", runs[r].name, NVM,
-			       NVCPU, runs[r].path, best);
-		else
-			printf("# %s, %u VMs x %u vCPUs to a new file: %.2f ms (best of 5; %ld bytes)\n",
-			       runs[r].name, NVM, NVCPU, best, size);
+	trace_set_accounting(NULL, ACCT_TEXT);
+	if (out[ACCT_JSON])
+		rc = acct_read_json(out[ACCT_JSON], jl[ACCT_JSON], &back, &nb, err, sizeof(err));
+	ok(rc == 0 && nb == 1, "%s: its JSON reads back (%d: %s)", trace, rc, rc ? err : "");
+	if (rc == 0 && nb == 1) {
+		const struct acct_vm *vm = &back[0];
+		for (unsigned r = 0; r < vm->nr_rules; r++)
+			if (!strcmp(vm->rule[r], "cpl-none"))
+				cpl = r;
+		ok(!strcmp(vm->name, "dom1") && !strcmp(vm->model, "p6") && vm->nr_vcpus == 2 &&
+		   vm->vcpu[0].index == 0 && vm->vcpu[1].index == 1 &&
+		   vm->vcpu[0].t.events[VPMU_EV_CYCLES] == 5000 &&
+		   vm->vcpu[0].t.events[VPMU_EV_INSTRUCTIONS] == 1234 &&
+		   vm->vcpu[1].t.events[VPMU_EV_CYCLES] == 700 &&
+		   vm->total.events[VPMU_EV_CYCLES] == 5700 && cpl < VPMU_MAX_RULES &&
+		   vm->vcpu[0].t.violations[cpl] == 1 && vm->total.violations[cpl] == 1 &&
+		   !vm->vcpu[0].have_kvm && vm->source[VPMU_EV_CYCLES] == VPMU_COUNT_SIM,
+		   "parsed: the trace's counts, its violation of cpl-none, the sim source");
 	}
-	free(big);
+	for (int f = ACCT_TEXT; f <= ACCT_JSON && rc == 0; f++) {
+		size_t l = 0;
+		char *o = write_mem((enum acct_format)f, back, nb, &l);
+		ok(o && out[f] && l == jl[f] && !memcmp(o, out[f], l),
+		   "%s: %s of the parsed snapshot = vpmu-trace's %s (%zu bytes)", trace, fmt_name[f],
+		   fmt_name[f], jl[f]);
+		free(o);
+	}
+	acct_vms_release(back, nb);
+	for (int f = ACCT_TEXT; f <= ACCT_JSON; f++)
+		free(out[f]);
+	free(text);
+}
+/* A small schema-1 document written by hand (docs/accounting.md): one p6 VM,
+ * ref-cycles not countable, one vCPU that counted 5 cycles and 3
+ * instructions and broke cpl-none once. */
+#define EV(n) "\"" n "\":{\"countable\":true,\"source\":\"sim\"}"
+#define TOTB "\"events\":{\"cycles\":5,\"instructions\":3,\"bus-cycles\":0,\"branches\":0," \
+	"\"branch-misses\":0,\"cache-references\":0,\"cache-misses\":0},\"counters\":[5,3]," \
+	"\"pmis\":{\"raised\":0},\"accesses\":{\"reads\":1,\"writes\":2,\"calls\":0},\"faults\":0," \
+	"\"strict_refusals\":0,\"violations\":{\"cpl-none\":1},\"cache_hits\":0,\"switch_ins\":1"
+#define VCPU0 "{\"index\":0," TOTB "}"
+#define DOC_HEAD "{\"schema\":1,\"vms\":[{\"name\":\"d\",\"model\":\"p6\",\"counters\":2,\"events\":{" \
+	EV("cycles") "," EV("instructions") ",\"ref-cycles\":{\"countable\":false," \
+	"\"source\":\"not-countable\"}," EV("bus-cycles") "," EV("branches") "," EV("branch-misses") \
+	"," EV("cache-references") "," EV("cache-misses") "},\"rules\":[\"evntsel-reserved\"," \
+	"\"cpl-none\"],\"vcpus\":["
+#define DOC_TAIL "],\"total\":{" TOTB "}}]}"
+
+/* base with the first needle replaced (NULL: base as is), appended to. */
+static char *variant(const char *base, const char *needle, const char *with, const char *append)
+{
+	const char *at = needle ? strstr(base, needle) : NULL;
+	size_t n = strlen(base) + (with ? strlen(with) : 0) + strlen(append) + 1;
+	char *out = malloc(n);
+	if (!out)
+		return NULL;
+	if (needle && !at) {
+		printf("#   test bug: no '%s' in the document\n", needle);
+		free(out);
+		return NULL;
+	}
+	if (at)
+		snprintf(out, n, "%.*s%s%s%s", (int)(at - base), base, with, at + strlen(needle), append);
+	else
+		snprintf(out, n, "%s%s", base, append);
+	return out;
+}
+
+static void test_read_malformed(void)
+{
+	static const char base[] = DOC_HEAD VCPU0 DOC_TAIL;
+	static const struct {
+		const char *what, *needle, *with;
+	} bad[] = {
+		{ "a member without a name", "\"total\"", "" },
+		{ "schema 2", "\"schema\":1", "\"schema\":2" },
+		{ "schema a string", "\"schema\":1", "\"schema\":\"1\"" },
+		{ "no schema", "\"schema\":1", "\"schemo\":1" },
+		{ "vms not an array", "\"vms\":[{", "\"vms\":7,\"x\":[{" },
+		{ "name not a string", "\"name\":\"d\"", "\"name\":7" },
+		{ "name of 64 bytes",  "\"name\":\"d\"",
+		  "\"name\":\"0123456789012345678901234567890123456789012345678901234567890123\"" },
+		{ "a NUL in the name", "\"name\":\"d\"", "\"name\":\"d\\u0000e\"" },
+		{ "a negative count", "\"faults\":0", "\"faults\":-1" },
+		{ "a count that is not an integer", "\"reads\":1", "\"reads\":1.5" },
+		{ "a count as a string", "\"writes\":2", "\"writes\":\"2\"" },
+		{ "a count past 2^64", "\"faults\":0", "\"faults\":99999999999999999999999" },
+		{ "counters of the wrong length", "\"counters\":[5,3]", "\"counters\":[5]" },
+		{ "more counters than a model has", "\"counters\":2", "\"counters\":19" },
+		{ "an unknown source", "\"source\":\"sim\"", "\"source\":\"magic\"" },
+		{ "countable disagreeing with its source", "\"countable\":true", "\"countable\":false" },
+		{ "an unknown event", "\"cycles\":5,", "\"cycles\":5,\"flops\":1," },
+		{ "a count of an event that is not countable", "\"cycles\":5,", "\"cycles\":5,\"ref-cycles\":1," },
+		{ "a violation of no rule of the VM", "{\"cpl-none\":1}", "{\"nope\":1}" },
+		{ "a vCPU index of 64", "\"index\":0", "\"index\":64" },
+		{ "a vCPU twice", VCPU0, VCPU0 "," VCPU0 },
+		{ "kvm not an object", "\"index\":0,", "\"index\":0,\"kvm\":[]," },
+		{ "kvm without its counts", "\"index\":0,", "\"index\":0,\"kvm\":{\"msr_exits\":1}," },
+		{ "no total", "\"total\":", "\"totl\":" },
+		{ "a rule name of 48 bytes", "\"evntsel-reserved\"",
+		  "\"0123456789012345678901234567890123456789012345678\"" },
+		{ "an event without its source", ",\"source\":\"not-countable\"", "" },
+	};
+	struct acct_vm *v = (struct acct_vm *)1;
+	unsigned n = 7;
+	char err[256];
+	int rc = acct_read_json(base, sizeof(base) - 1, &v, &n, err, sizeof(err));
+	ok(rc == 0 && n == 1 && v[0].nr_vcpus == 1 && v[0].vcpu[0].t.events[VPMU_EV_CYCLES] == 5 &&
+	   v[0].vcpu[0].t.pmc[1] == 3 && v[0].vcpu[0].t.violations[1] == 1 &&
+	   v[0].total.writes == 2 && v[0].source[VPMU_EV_REF_CYCLES] == VPMU_COUNT_NONE &&
+	   !strcmp(v[0].rule[1], "cpl-none") && v[0].nr_ctrs == 2,
+	   "a hand-written schema-1 document reads (%d: %s)", rc, rc ? err : "");
+	if (rc == 0)
+		acct_vms_release(v, n);
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *doc = variant(base, bad[i].needle, bad[i].with, "");
+		v = (struct acct_vm *)1;
+		n = 7;
+		err[0] = 0;
+		rc = doc ? acct_read_json(doc, strlen(doc), &v, &n, err, sizeof(err)) : 0;
+		ok(rc == -EINVAL && err[0] && !v && !n, "malformed, %s: -EINVAL (%d: %s)", bad[i].what,
+		   rc, err);
+		if (rc == 0)
+			acct_vms_release(v, n);
+		free(doc);
+	}
+
+	/* built: 65 vCPUs, trailing bytes, nesting 64 deep, not JSON at all, cut short */
+	{
+		size_t cap = sizeof(base) + 66 * sizeof(VCPU0);
+		char *doc = malloc(cap), *p;
+		const char *docs[5];
+		static const char *const what[5] = { "65 vCPUs", "trailing bytes", "nesting 64 deep",
+						     "not JSON", "cut short" };
+		char deep[130];
+		memset(deep, '[', 64);
+		memset(deep + 64, ']', 64);
+		deep[128] = 0;
+		if (doc) {
+			p = doc + snprintf(doc, cap, "%s", DOC_HEAD);
+			for (unsigned i = 0; i < 65; i++)
+				p += snprintf(p, cap - (size_t)(p - doc), "%s{\"index\":%u,%s}", i ? "," : "",
+					      i, TOTB);
+			snprintf(p, cap - (size_t)(p - doc), "%s", DOC_TAIL);
+		}
+		docs[0] = doc;
+		docs[1] = DOC_HEAD VCPU0 DOC_TAIL " x";
+		docs[2] = deep;
+		docs[3] = "vpmu accounting";
+		docs[4] = base;
+		for (unsigned i = 0; i < 5; i++) {
+			size_t len = docs[i] ? strlen(docs[i]) : 0;
+			v = (struct acct_vm *)1;
+			n = 7;
+			err[0] = 0;
+			if (i == 4)
+				len /= 2;
+			rc = docs[i] ? acct_read_json(docs[i], len, &v, &n, err, sizeof(err)) : 0;
+			ok(rc == -EINVAL && err[0] && !v && !n, "malformed, %s: -EINVAL (%d: %s)", what[i],
+			   rc, err);
+			if (rc == 0)
+				acct_vms_release(v, n);
+		}
+		free(doc);
+	}
+	ok(acct_read_json(NULL, 1, &v, &n, err, sizeof(err)) == -EINVAL &&
+	   acct_read_json(base, sizeof(base) - 1, NULL, &n, err, sizeof(err)) == -EINVAL,
+	   "acct_read_json: NULL arguments: -EINVAL");
+}
+
+/* ---- domstats: the same keys as acct_domstats_walk (tools/acct_keys.h) ---- */
+
+static int key_line(void *ctx, const struct acct_key *k)
+{
+	FILE *m = ctx;
+	if (k->type == ACCT_KEY_STRING)
+		fprintf(m, "  %s=%s\n", k->key, k->s);
+	else
+		fprintf(m, "  %s=%" PRIu64 "\n", k->key, k->u);
+	return 0;
+}
+
+static void test_domstats_walk(void)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		char *walked = NULL, *text;
+		size_t wl = 0, tl = 0;
+		FILE *m = open_memstream(&walked, &wl);
+		int err = -1;
+		if (m) {
+			fprintf(m, "Domain: '%s'\n", vms[i].name);
+			err = acct_domstats_walk(&vms[i], key_line, m);
+			fputc('\n', m);
+			fclose(m);
+		}
+		text = write_mem(ACCT_DOMSTATS, &vms[i], 1, &tl);
+		ok(err == 0 && text && wl == tl && !memcmp(walked, text, tl),
+		   "domstats of VM %u: the keys and values acct_domstats_walk yields (%d)", i, err);
+		free(walked);
+		free(text);
+	}
 }
 
 int main(void)
 {
 	build();
 	ok(acct_write_prometheus(NULL, vms, 1) == -EINVAL && acct_write_json(NULL, vms, 1) == -EINVAL &&
-	   acct_write_prometheus(stdout, NULL, 1) == -EINVAL && acct_write_json(stdout, NULL, 1) == -EINVAL,
+	   acct_write_prometheus(stdout, NULL, 1) == -EINVAL && acct_write_json(stdout, NULL, 1) == -EINVAL &&
+	   acct_write_text(NULL, vms, 1) == -EINVAL && acct_write_domstats(stdout, NULL, 1) == -EINVAL,
 	   "NULL arguments: -EINVAL");
 	test_prometheus();
 	test_prometheus_edges();
 	test_json();
-	timing();
+	test_api();
+	test_round_trip_hand();
+	test_round_trip_trace();
+	test_read_malformed();
+	test_domstats_walk();
+	acct_vm_release(&vms[0]);
+	acct_vm_release(&vms[1]);
 	return tap_done();
 }

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON accounting read back into snapshots (acct_read_json), with json-c:
+ * docs/accounting.md's schema 1, as tools/acct_json.c writes it.  Everything
+ * the formats print comes back, so that a parsed snapshot writes, in any
+ * format, what the snapshot it was written from wrote.
+ *
+ * The input may be hostile (a file, a socket): every value is checked for its
+ * type and range before it is stored, and anything that does not fit the
+ * schema is refused with -EINVAL and a message that names where it is
+ * ("vms[0].vcpus[1].counters[2]").  Keys the schema does not name are
+ * ignored, because schema 1 may gain keys (docs/accounting.md); inside the
+ * maps keyed by events and rules an unknown key is refused, because it
+ * names something the snapshot cannot hold.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "acct_formats.h"
+
+/* The schema nests 7 deep (root, vms, VM, vcpus, VCPU, kvm, pmis). */
+#define MAX_DEPTH 10
+
+struct rd {
+	char *err;
+	size_t errlen;
+	char where[96];         /* the VM or vCPU being read: "vms[2].vcpus[0]" */
+};
+
+static int fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct rd *r, const char *fmt, ...)
+{
+	va_list ap;
+	if (r->err && r->errlen) {
+		int n = snprintf(r->err, r->errlen, "%s%s", r->where, r->where[0] ? ": " : "");
+		size_t o = n > 0 && (size_t)n < r->errlen ? (size_t)n : 0;
+		va_start(ap, fmt);
+		vsnprintf(r->err + o, r->errlen - o, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* o's member key, of type t; NULL (and the message) if absent or another type. */
+static struct json_object *member(struct rd *r, struct json_object *o, const char *path,
+				  const char *key, enum json_type t)
+{
+	struct json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) || !v) {
+		fail(r, "%s%s: missing", path, key);
+		return NULL;
+	}
+	if (!json_object_is_type(v, t)) {
+		fail(r, "%s%s: not %s", path, key,
+		     t == json_type_object ? "an object" : t == json_type_array ? "an array" :
+		     t == json_type_string ? "a string" : t == json_type_boolean ? "a boolean" :
+		     "an integer");
+		return NULL;
+	}
+	return v;
+}
+
+/* A count: a JSON integer from 0 to INT64_MAX, the most the writer writes
+ * (docs/accounting.md).  Above that json-c keeps a number as unsigned, and
+ * past 2^64-1 saturates it silently: both refused. */
+static int count_of(struct rd *r, struct json_object *v, const char *path, const char *key,
+		    uint64_t *out)
+{
+	if (!v || !json_object_is_type(v, json_type_int))
+		return fail(r, "%s%s: not an integer", path, key);
+	if (json_object_get_int64(v) < 0)
+		return fail(r, "%s%s: negative", path, key);
+	if (json_object_get_uint64(v) > (uint64_t)INT64_MAX)
+		return fail(r, "%s%s: above 2^63-1", path, key);
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+static int count(struct rd *r, struct json_object *o, const char *path, const char *key,
+		 uint64_t *out)
+{
+	struct json_object *v = member(r, o, path, key, json_type_int);
+	return v ? count_of(r, v, path, key, out) : -EINVAL;
+}
+
+/* A string of at most max - 1 bytes and no NUL, into buf. */
+static int string(struct rd *r, struct json_object *v, const char *what, char *buf, size_t max)
+{
+	const char *s = json_object_get_string(v);
+	size_t n = (size_t)json_object_get_string_len(v);
+	if (!s || strlen(s) != n)
+		return fail(r, "%s: holds a NUL", what);
+	if (n >= max)
+		return fail(r, "%s: longer than %zu bytes", what, max - 1);
+	memcpy(buf, s, n + 1);
+	return 0;
+}
+
+/* Rule r's key in TOTALS.violations and VM.rules: its name, or "rule<r>". */
+static void rule_key(const struct acct_vm *vm, unsigned r, char *buf, size_t size)
+{
+	if (vm->rule[r][0])
+		snprintf(buf, size, "%s", vm->rule[r]);
+	else
+		snprintf(buf, size, "rule%u", r);
+}
+
+static int totals(struct rd *r, struct json_object *o, const char *path, const struct acct_vm *vm,
+		  struct vpmu_totals *t)
+{
+	struct json_object *x;
+	char p[48];
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(p, sizeof(p), "%sevents.", path);
+	if (!(x = member(r, o, path, "events", json_type_object)))
+		return -EINVAL;
+	json_object_object_foreach(x, key, val) {
+		int e = vpmu_event_from_name(key);
+		if (e < 0 || e >= VPMU_EV_NR)
+			return fail(r, "%s%s: no such event", p, key);
+		/* docs/accounting.md: no number for an event the host cannot count */
+		if (!acct_countable(vm, (enum vpmu_event)e))
+			return fail(r, "%s%s: a count of an event that is not countable", p, key);
+		if ((err = count_of(r, val, p, key, &t->events[e])))
+			return err;
+	}
+	for (unsigned e = 0; e < VPMU_EV_NR; e++)
+		if (acct_countable(vm, (enum vpmu_event)e) &&
+		    !json_object_object_get_ex(x, vpmu_event_name((enum vpmu_event)e), NULL))
+			return fail(r, "%s%s: missing", p, vpmu_event_name((enum vpmu_event)e));
+
+	if (!(x = member(r, o, path, "counters", json_type_array)))
+		return -EINVAL;
+	if (json_object_array_length(x) != vm->nr_ctrs)
+		return fail(r, "%scounters: %zu counts, the model has %u counters", path,
+			    json_object_array_length(x), vm->nr_ctrs);
+	for (unsigned i = 0; i < vm->nr_ctrs; i++) {
+		char k[24];
+		snprintf(k, sizeof(k), "counters[%u]", i);
+		if ((err = count_of(r, json_object_array_get_idx(x, i), path, k, &t->pmc[i])))
+			return err;
+	}
+
+	snprintf(p, sizeof(p), "%spmis.", path);
+	if (!(x = member(r, o, path, "pmis", json_type_object)) ||
+	    (err = count(r, x, p, "raised", &t->pmis)))
+		return -EINVAL;
+	snprintf(p, sizeof(p), "%saccesses.", path);
+	if (!(x = member(r, o, path, "accesses", json_type_object)) ||
+	    count(r, x, p, "reads", &t->reads) || count(r, x, p, "writes", &t->writes) ||
+	    count(r, x, p, "calls", &t->calls))
+		return -EINVAL;
+	if (count(r, o, path, "faults", &t->faults) ||
+	    count(r, o, path, "strict_refusals", &t->strict_refusals) ||
+	    count(r, o, path, "cache_hits", &t->cache_hits) ||
+	    count(r, o, path, "switch_ins", &t->switch_ins))
+		return -EINVAL;
+
+	snprintf(p, sizeof(p), "%sviolations.", path);
+	if (!(x = member(r, o, path, "violations", json_type_object)))
+		return -EINVAL;
+	json_object_object_foreach(x, rk, rv) {
+		unsigned rule = 0;
+		char name[ACCT_RULE_NAME_MAX + 16];
+		for (; rule < vm->nr_rules; rule++) {
+			rule_key(vm, rule, name, sizeof(name));
+			if (!strcmp(name, rk))
+				break;
+		}
+		if (rule == vm->nr_rules)
+			return fail(r, "%s%s: not one of the VM's rules", p, rk);
+		if ((err = count_of(r, rv, p, rk, &t->violations[rule])))
+			return err;
+	}
+	return 0;
+}
+
+static int kvm_stats(struct rd *r, struct json_object *k, struct vpmu_kvm_stats *s)
+{
+	struct json_object *p;
+	memset(s, 0, sizeof(*s));
+	if (count(r, k, "kvm.", "msr_exits", &s->msr_exits) ||
+	    count(r, k, "kvm.", "msr_faults", &s->msr_faults) ||
+	    count(r, k, "kvm.", "rdpmc_exits", &s->rdpmc_exits) ||
+	    count(r, k, "kvm.", "rdpmc_syncs", &s->rdpmc_syncs) ||
+	    count(r, k, "kvm.", "kicks", &s->kicks) ||
+	    !(p = member(r, k, "kvm.", "pmis", json_type_object)) ||
+	    count(r, p, "kvm.pmis.", "fixed", &s->pmis_fixed) ||
+	    count(r, p, "kvm.pmis.", "nmi", &s->pmis_nmi) ||
+	    count(r, p, "kvm.pmis.", "lost_masked", &s->pmis_masked) ||
+	    count(r, p, "kvm.pmis.", "lost_apic_off", &s->pmis_apic_off) ||
+	    count(r, p, "kvm.pmis.", "lost_bad_mode", &s->pmis_bad_mode))
+		return -EINVAL;
+	return 0;
+}
+
+static int source_of(const char *name, enum vpmu_count_source *out)
+{
+	for (int s = VPMU_COUNT_NONE; s <= VPMU_COUNT_TASK_CLOCK; s++) {
+		const char *n = vpmu_count_source_name((enum vpmu_count_source)s);
+		if (n && !strcmp(n, name)) {
+			*out = (enum vpmu_count_source)s;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* VM's header: name, model, counters, events, rules. */
+static int vm_header(struct rd *r, struct json_object *o, struct acct_vm *vm)
+{
+	struct json_object *x, *v;
+	uint64_t nc;
+	if (!(v = member(r, o, "", "name", json_type_string)) ||
+	    string(r, v, "name", vm->name, sizeof(vm->name)) ||
+	    !(v = member(r, o, "", "model", json_type_string)) ||
+	    string(r, v, "model", vm->model, sizeof(vm->model)) ||
+	    count(r, o, "", "counters", &nc))
+		return -EINVAL;
+	if (nc > VPMU_MAX_CTRS)
+		return fail(r, "counters: %" PRIu64 ", more than %u", nc, VPMU_MAX_CTRS);
+	vm->nr_ctrs = (unsigned)nc;
+
+	if (!(x = member(r, o, "", "events", json_type_object)))
+		return -EINVAL;
+	json_object_object_foreach(x, key, val) {
+		if (vpmu_event_from_name(key) < 0)
+			return fail(r, "events.%s: no such event", key);
+		(void)val;
+	}
+	for (unsigned e = 0; e < VPMU_EV_NR; e++) {
+		const char *en = vpmu_event_name((enum vpmu_event)e);
+		char p[48];
+		struct json_object *ev, *c, *s;
+		snprintf(p, sizeof(p), "events.%s.", en);
+		if (!(ev = member(r, x, "events.", en, json_type_object)) ||
+		    !(c = member(r, ev, p, "countable", json_type_boolean)) ||
+		    !(s = member(r, ev, p, "source", json_type_string)))
+			return -EINVAL;
+		if (source_of(json_object_get_string(s), &vm->source[e]))
+			return fail(r, "%ssource: unknown source '%.40s'", p, json_object_get_string(s));
+		if (json_object_get_boolean(c) != acct_countable(vm, (enum vpmu_event)e))
+			return fail(r, "%scountable: disagrees with its source", p);
+	}
+
+	if (!(x = member(r, o, "", "rules", json_type_array)))
+		return -EINVAL;
+	if (json_object_array_length(x) > VPMU_MAX_RULES)
+		return fail(r, "rules: more than %u", VPMU_MAX_RULES);
+	vm->nr_rules = (unsigned)json_object_array_length(x);
+	for (unsigned i = 0; i < vm->nr_rules; i++) {
+		char what[24], unnamed[16];
+		v = json_object_array_get_idx(x, i);
+		snprintf(what, sizeof(what), "rules[%u]", i);
+		if (!v || !json_object_is_type(v, json_type_string))
+			return fail(r, "%s: not a string", what);
+		if (string(r, v, what, vm->rule[i], sizeof(vm->rule[i])))
+			return -EINVAL;
+		/* the writer names a rule without a name "rule<id>" (acct_json.c) */
+		snprintf(unnamed, sizeof(unnamed), "rule%u", i);
+		if (!strcmp(vm->rule[i], unnamed))
+			vm->rule[i][0] = 0;
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(vm->rule[i], vm->rule[j]) && vm->rule[i][0])
+				return fail(r, "%s: '%s' twice", what, vm->rule[i]);
+	}
+	return 0;
+}
+
+static int read_vm(struct rd *r, struct json_object *o, unsigned m, struct acct_vm *vm)
+{
+	struct json_object *x;
+	size_t nv;
+	int err;
+
+	snprintf(r->where, sizeof(r->where), "vms[%u]", m);
+	if (!json_object_is_type(o, json_type_object))
+		return fail(r, "not an object");
+	if ((err = vm_header(r, o, vm)))
+		return err;
+	if (!(x = member(r, o, "", "vcpus", json_type_array)))
+		return -EINVAL;
+	nv = json_object_array_length(x);
+	if (nv > VPMU_MAX_VCPUS)
+		return fail(r, "vcpus: %zu, more than %u", nv, VPMU_MAX_VCPUS);
+	if (nv) {
+		vm->vcpu = calloc(nv, sizeof(*vm->vcpu));
+		if (!vm->vcpu)
+			return -ENOMEM;
+	}
+	vm->max_vcpus = (unsigned)nv;
+	for (unsigned i = 0; i < nv; i++) {
+		struct json_object *v = json_object_array_get_idx(x, i), *k;
+		struct acct_vcpu c;
+		uint64_t index;
+		snprintf(r->where, sizeof(r->where), "vms[%u].vcpus[%u]", m, i);
+		if (!v || !json_object_is_type(v, json_type_object))
+			return fail(r, "not an object");
+		if (count(r, v, "", "index", &index) || totals(r, v, "", vm, &c.t))
+			return -EINVAL;
+		if (index >= VPMU_MAX_VCPUS)
+			return fail(r, "index: %" PRIu64 ", at most %u", index, VPMU_MAX_VCPUS - 1);
+		if (json_object_object_get_ex(v, "kvm", &k)) {
+			if (!k || !json_object_is_type(k, json_type_object))
+				return fail(r, "kvm: not an object");
+			if (kvm_stats(r, k, &c.kvm))
+				return -EINVAL;
+		} else {
+			k = NULL;       /* not under KVM: no "kvm" (docs/accounting.md) */
+		}
+		if (acct_vm_add_vcpu(vm, (unsigned)index, &c.t, k ? &c.kvm : NULL))
+			return fail(r, "index: vCPU %" PRIu64 " twice", index);
+	}
+	snprintf(r->where, sizeof(r->where), "vms[%u]", m);
+	/* "total" as written, not summed again: a count above INT64_MAX is
+	 * written clamped (docs/accounting.md), so the vCPUs' clamped counts need
+	 * not add up to it */
+	if (!(x = member(r, o, "", "total", json_type_object)) ||
+	    totals(r, x, "total.", vm, &vm->total))
+		return -EINVAL;
+	return 0;
+}
+
+int acct_read_json(const char *text, size_t len, struct acct_vm **vms, unsigned *n,
+		   char *err, size_t errlen)
+{
+	struct rd r = { .err = err, .errlen = errlen };
+	struct json_tokener *tok;
+	struct json_object *doc, *x;
+	struct acct_vm *out = NULL;
+	size_t nvm = 0, end;
+	int ret = 0;
+	uint64_t schema;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!vms || !n || (!text && len))
+		return -EINVAL;
+	*vms = NULL;
+	*n = 0;
+	if (len > INT_MAX)
+		return fail(&r, "larger than %d bytes", INT_MAX);
+	tok = json_tokener_new_ex(MAX_DEPTH);
+	if (!tok)
+		return -ENOMEM;
+	doc = json_tokener_parse_ex(tok, text ? text : "", (int)len);
+	if (!doc) {
+		enum json_tokener_error je = json_tokener_get_error(tok);
+		ret = fail(&r, "not JSON: %s at byte %zu",
+			   je == json_tokener_continue ? "unexpected end" : json_tokener_error_desc(je),
+			   json_tokener_get_parse_end(tok));
+		json_tokener_free(tok);
+		return ret;
+	}
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	while (end < len && strchr(" \t\r\n", text[end]) && text[end])
+		end++;
+	if (end < len) {
+		ret = fail(&r, "not JSON: trailing bytes at byte %zu", end);
+		goto out;
+	}
+	if (!json_object_is_type(doc, json_type_object)) {
+		ret = fail(&r, "not a JSON object");
+		goto out;
+	}
+	if (count(&r, doc, "", "schema", &schema)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (schema != 1) {
+		ret = fail(&r, "schema %" PRIu64 ": unknown (this reads schema 1)", schema);
+		goto out;
+	}
+	if (!(x = member(&r, doc, "", "vms", json_type_array))) {
+		ret = -EINVAL;
+		goto out;
+	}
+	nvm = json_object_array_length(x);
+	if (nvm > UINT_MAX / 2) {
+		ret = fail(&r, "vms: too many");
+		goto out;
+	}
+	if (nvm && !(out = calloc(nvm, sizeof(*out)))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t m = 0; m < nvm && !ret; m++)
+		ret = read_vm(&r, json_object_array_get_idx(x, m), (unsigned)m, &out[m]);
+out:
+	json_object_put(doc);
+	if (ret) {
+		acct_vms_release(out, (unsigned)nvm);
+		if (ret == -ENOMEM && err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	*vms = out;
+	*n = (unsigned)nvm;
+	return 0;
+}

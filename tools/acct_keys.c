@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one list of a VM's libvirt-style accounting keys (tools/acct_keys.h,
+ * docs/accounting.md "domstats: libvirt's keys").  A generic event libvirt
+ * names (VIR_PERF_PARAM_*, include/libvirt/libvirt-domain.h) has libvirt's
+ * perf.* key; the rest is under "vpmu.".  An event the host cannot count has
+ * no perf.* key, because libvirt leaves out a perf event that is not enabled;
+ * "vpmu.<name>.countable=0" says why.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "acct_formats.h"
+#include "acct_keys.h"
+
+/* libvirt's name of each generic event's perf.* key (VIR_PERF_PARAM_*). */
+static const char *const libvirt_perf_key[VPMU_EV_NR] = {
+	[VPMU_EV_CYCLES] = "cpu_cycles",
+	[VPMU_EV_INSTRUCTIONS] = "instructions",
+	[VPMU_EV_REF_CYCLES] = "ref_cpu_cycles",
+	[VPMU_EV_BUS_CYCLES] = "bus_cycles",
+	[VPMU_EV_BRANCHES] = "branch_instructions",
+	[VPMU_EV_BRANCH_MISSES] = "branch_misses",
+	[VPMU_EV_CACHE_REFERENCES] = "cache_references",
+	[VPMU_EV_CACHE_MISSES] = "cache_misses",
+};
+
+const char *acct_libvirt_perf_key(enum vpmu_event ev)
+{
+	return (unsigned)ev < VPMU_EV_NR ? libvirt_perf_key[ev] : NULL;
+}
+
+#define KEY(name, field) { name, sizeof(name) - 1, offsetof(struct vpmu_totals, field) }
+
+/* The per-VM and per-vCPU counts every block has, in the order domstats has
+ * always printed them (tests/accounting-cli.t, docs/accounting.md). */
+static const struct {
+	const char *name;
+	size_t len, off;
+} totals_key[] = {
+	KEY("pmis", pmis),
+	KEY("reads", reads),
+	KEY("writes", writes),
+	KEY("calls", calls),
+	KEY("faults", faults),
+	KEY("strict_refusals", strict_refusals),
+	KEY("cache_hits", cache_hits),
+	KEY("switch_ins", switch_ins),
+};
+
+/* The key being built: a prefix ("perf.", "vpmu.", "vpmu.vcpu.<i>.") that
+ * stays while the suffixes after it change. */
+struct walk {
+	acct_key_fn fn;
+	void *ctx;
+	size_t plen;
+	char key[ACCT_KEY_MAX];
+};
+
+/* Appends s[0..n) to the key's first `at` bytes. */
+static int put(struct walk *w, size_t at, const char *s, size_t n, size_t *end)
+{
+	if (at + n >= sizeof(w->key))
+		return -ENAMETOOLONG;
+	memcpy(w->key + at, s, n);
+	w->key[at + n] = 0;
+	*end = at + n;
+	return 0;
+}
+
+/* v in decimal at the key's byte at. */
+static int put_dec(struct walk *w, size_t at, unsigned v, size_t *end)
+{
+	char tmp[16], *p = tmp + sizeof(tmp);
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return put(w, at, p, (size_t)(tmp + sizeof(tmp) - p), end);
+}
+
+static int emit(struct walk *w, size_t len, enum acct_key_type type, uint64_t u, const char *s)
+{
+	const struct acct_key k = { w->key, len, type, u, s };
+	return w->fn(w->ctx, &k);
+}
+
+#define TRY(x) do { int err_ = (x); if (err_) return err_; } while (0)
+
+/* The prefix's key plus one suffix, with a count. */
+static int count(struct walk *w, const char *sfx, size_t n, uint64_t v)
+{
+	size_t end;
+	TRY(put(w, w->plen, sfx, n, &end));
+	return emit(w, end, ACCT_KEY_ULLONG, v, NULL);
+}
+
+#define LIT(s) s, sizeof(s) - 1
+
+static int totals(struct walk *w, const struct acct_vm *vm, const struct vpmu_totals *t)
+{
+	size_t end;
+	for (unsigned k = 0; k < sizeof(totals_key) / sizeof(totals_key[0]); k++) {
+		uint64_t v;
+		memcpy(&v, (const char *)t + totals_key[k].off, sizeof(v));
+		TRY(count(w, totals_key[k].name, totals_key[k].len, v));
+	}
+	for (unsigned i = 0; i < vm->nr_ctrs && i < VPMU_MAX_CTRS; i++) {
+		TRY(put(w, w->plen, LIT("counter."), &end));
+		TRY(put_dec(w, end, i, &end));
+		TRY(emit(w, end, ACCT_KEY_ULLONG, t->pmc[i], NULL));
+	}
+	for (unsigned r = 0; r < vm->nr_rules && r < VPMU_MAX_RULES; r++) {
+		/* a pointer, so that this reads the same whether the snapshot holds
+		 * rule names as pointers or in arrays ("" or NULL: no name) */
+		const char *name = vm->rule[r];
+		if (!t->violations[r] || !name || !*name)
+			continue;
+		TRY(put(w, w->plen, LIT("violations."), &end));
+		TRY(put(w, end, name, strnlen(name, sizeof(w->key)), &end));
+		TRY(emit(w, end, ACCT_KEY_ULLONG, t->violations[r], NULL));
+	}
+	return 0;
+}
+
+static int events(struct walk *w, const struct acct_vm *vm, const uint64_t *ev)
+{
+	for (int e = 0; e < VPMU_EV_NR; e++)
+		if (acct_countable(vm, (enum vpmu_event)e))
+			TRY(count(w, libvirt_perf_key[e], strlen(libvirt_perf_key[e]), ev[e]));
+	return 0;
+}
+
+int acct_domstats_walk(const struct acct_vm *vm, acct_key_fn fn, void *ctx)
+{
+	struct walk w = { .fn = fn, .ctx = ctx };
+	size_t end;
+	if (!vm || !fn || !memchr(vm->model, 0, sizeof(vm->model)))
+		return -EINVAL;
+	TRY(put(&w, 0, LIT("perf."), &w.plen));
+	TRY(events(&w, vm, vm->total.events));
+
+	TRY(put(&w, 0, LIT("vpmu."), &w.plen));
+	/* UINT, not BOOLEAN: virsh prints a boolean as yes/no (vshGetTypedParamValue),
+	 * and this key reads "=0" */
+	for (int e = 0; e < VPMU_EV_NR; e++) {
+		if (acct_countable(vm, (enum vpmu_event)e))
+			continue;
+		TRY(put(&w, w.plen, libvirt_perf_key[e], strlen(libvirt_perf_key[e]), &end));
+		TRY(put(&w, end, LIT(".countable"), &end));
+		TRY(emit(&w, end, ACCT_KEY_UINT, 0, NULL));
+	}
+	TRY(put(&w, w.plen, LIT("model"), &end));
+	TRY(emit(&w, end, ACCT_KEY_STRING, 0, vm->model));
+	TRY(put(&w, w.plen, LIT("vcpu.count"), &end));
+	TRY(emit(&w, end, ACCT_KEY_UINT, vm->nr_vcpus, NULL));
+	TRY(totals(&w, vm, &vm->total));
+
+	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
+		const struct acct_vcpu *c = &vm->vcpu[i];
+		TRY(put(&w, 0, LIT("vpmu.vcpu."), &end));
+		TRY(put_dec(&w, end, c->index, &end));
+		TRY(put(&w, end, LIT("."), &w.plen));
+		TRY(events(&w, vm, c->t.events));
+		TRY(totals(&w, vm, &c->t));
+	}
+	return 0;
+}

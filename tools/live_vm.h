@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A running VM's accounting for its live socket (vpmu-run --name, stat_server.h;
+ * docs/accounting.md, "Live view").  A snapshot asks every vCPU thread for its
+ * counts (vpmu_kvm_vcpu_snapshot_request), gives the threads LIVE_WAIT_MS to
+ * answer at an exit they take anyway, kicks the ones still in the guest (one
+ * exit each, the cost of a host timer tick), and takes what they published
+ * within LIVE_KICK_WAIT_MS; a vCPU that did not answer by then (a stuck
+ * thread) is reported with its last snapshot.
+ */
+#ifndef VPMU_TOOLS_LIVE_VM_H
+#define VPMU_TOOLS_LIVE_VM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "acct_snapshot.h"
+#include "vpmu/kvm_x86.h"
+
+#ifndef LIVE_WAIT_MS
+#define LIVE_WAIT_MS 10
+#endif
+#define LIVE_KICK_WAIT_MS 200
+
+struct live_vcpu {
+	struct vpmu_kvm_vcpu *kv;
+	pthread_t thread;            /* kicked with kick_signal */
+};
+
+/* Filled before the server starts, then read-only: kv set up, host bound. */
+struct live_vm {
+	const char *name;
+	struct vpmu_vm *vm;
+	const struct vpmu_host *host;
+	int kick_signal;
+	unsigned nr_vcpus;
+	struct live_vcpu vcpu[VPMU_MAX_VCPUS];
+	unsigned long long stale;    /* vCPUs reported with an older snapshot (server thread) */
+};
+
+/* One snapshot of lv (each vCPU read once); release with acct_vm_release. */
+int live_vm_collect(struct live_vm *lv, struct acct_vm *out);
+/* stat_snapshot_fn: the snapshot as the JSON document the socket answers. */
+int live_vm_json(void *lv, char **buf, size_t *len);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* vpmu-stat's side of the live accounting sockets (tools/stat_server.h). */
+#ifndef VPMU_TOOLS_STAT_CLIENT_H
+#define VPMU_TOOLS_STAT_CLIENT_H
+
+#include <stddef.h>
+
+#include "acct_snapshot.h"
+#include "stat_dir.h"
+
+#define STAT_CLIENT_TIMEOUT_S 5
+#define STAT_ANSWER_MAX (16u << 20)   /* a snapshot of 64 vCPUs is ~100 KB */
+
+/* The names of the VMs with a socket in dir, sorted; *names is malloc'd
+ * (STAT_NAME_MAX + 1 bytes each).  Returns how many, or -errno. */
+int stat_list(const char *dir, char (**names)[STAT_NAME_MAX + 1], char *err, size_t errlen);
+
+/* One snapshot of VM name: asks its socket and parses the answer.  0, or
+ * -errno with a message in err (-ENOENT: no such VM; -ECONNREFUSED: its VMM
+ * is gone; -EPROTO: a bad or refused answer). */
+int stat_fetch(const char *dir, const char *name, struct acct_vm *out, char *err, size_t errlen);
+
+/* Snapshots of the VMs named (all those with a socket when nnames is 0) into
+ * *vms (*n of them; release with acct_vms_release).  A VM that does not
+ * answer is left out with a line on log; *failed counts them.  0, or -errno
+ * when dir cannot be read or memory runs out. */
+int stat_fetch_all(const char *dir, char *const *names, unsigned nnames, struct acct_vm **vms,
+		   unsigned *n, unsigned *failed, FILE *log);
+
+#endif
