@@ -7,8 +7,9 @@
  * Timed per format, to /dev/null and to a new file (bench/README.md,
  * docs/performance.md "Accounting export at scale").
  *
- *   acct_export [--runs R] [--vms N] [--vcpus K] [--dir DIR] [--trim]
- *        ms per export, median (min-max) of R runs per format and target
+ *   acct_export [--runs R] [--vms N] [--vcpus K] [--dir DIR] [--trim] [--single]
+ *        ms per export, median (min-max) of R runs per format and target;
+ *        --single: the formats on one thread (acct_par_min_vcpus, acct_buf.h)
  *
  * An exporter scrapes again and again, and keeps its heap between scrapes:
  * this sets glibc's M_TRIM_THRESHOLD to 256 MiB as such a process would.
@@ -31,6 +32,7 @@
 
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
+#include "../tools/acct_buf.h"
 #include "../tools/acct_formats.h"
 
 #define P6_EVNTSEL0 0x186
@@ -201,8 +203,8 @@ static int time_format(struct fleet *f, enum acct_format fmt, const char *path, 
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: acct_export [--runs R] [--vms N] [--vcpus K] [--dir DIR] [--trim]\n"
-			"       acct_export --callgrind text|domstats|prometheus|json\n");
+	fprintf(stderr, "usage: acct_export [--runs R] [--vms N] [--vcpus K] [--dir DIR] [--trim] [--single]\n"
+			"       acct_export [--single] --callgrind text|domstats|prometheus|json\n");
 	return 2;
 }
 
@@ -226,6 +228,8 @@ int main(int argc, char **argv)
 			dir = argv[++i];
 		else if (!strcmp(argv[i], "--trim"))
 			trim = 1;
+		else if (!strcmp(argv[i], "--single"))
+			acct_par_min_vcpus = SIZE_MAX;
 		else if (!strcmp(argv[i], "--callgrind") && i + 1 < argc)
 			cg = argv[++i];
 		else
@@ -259,8 +263,9 @@ int main(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/vpmu-acct-export-%d", dir && *dir ? dir : "/tmp", (int)getpid());
 	printf("# one export = acct_collect of %u VMs x %u vCPUs (p6, sim) + acct_write + release;\n"
-	       "# ms: median (min-max) of %u runs; M_TRIM_THRESHOLD %s\n", f.nvm, f.nvcpu, runs,
-	       trim ? "glibc's default (--trim)" : "256 MiB");
+	       "# ms: median (min-max) of %u runs; M_TRIM_THRESHOLD %s; formats on %s\n", f.nvm,
+	       f.nvcpu, runs, trim ? "glibc's default (--trim)" : "256 MiB",
+	       acct_par_min_vcpus == SIZE_MAX ? "one thread (--single)" : "two threads");
 	time_collect(&f, runs);
 	for (int fmt = ACCT_TEXT; fmt <= ACCT_JSON; fmt++) {
 		rc |= time_format(&f, (enum acct_format)fmt, "/dev/null", runs) != 0;

@@ -3,7 +3,8 @@
 #   1. bench/callgrind.sh: instructions per op under callgrind (deterministic);
 #   2. bench_ops: ns/op, median of BENCH_RUNS runs of BENCH_ITERS iterations.
 #   3. acct_export: one accounting export of 1,000 VMs x 8 vCPUs per format,
-#      ms (median of ACCT_RUNS) and callgrind instructions (target acct).
+#      ms (median of ACCT_RUNS; the formats on two threads, and on one with
+#      ACCT_ARGS=--single) and callgrind instructions (target acct).
 CC          ?= cc
 LIBB        ?= build
 BB          ?= $(LIBB)/bench
@@ -11,6 +12,7 @@ BENCH_ITERS ?= 1000000
 BENCH_RUNS  ?= 7
 CG_ITERS    ?= 100000
 ACCT_RUNS   ?= 11
+ACCT_ARGS   ?=
 
 WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS := -Iinclude -D_GNU_SOURCE
@@ -47,14 +49,15 @@ $(BB)/acct_export: bench/acct_export.c $(ACCT_SRC) $(wildcard tools/acct_*.h) ac
 acct: acct-timing acct-callgrind
 
 acct-timing: $(BB)/acct_export
-	$(BB)/acct_export --runs $(ACCT_RUNS)
+	$(BB)/acct_export --runs $(ACCT_RUNS) $(ACCT_ARGS)
 
-# Instructions of one export per format (collection only around it).
+# Instructions of one export per format (collection only around it), on one
+# thread (--single): callgrind's toggle counts only the thread that toggles.
 acct-callgrind: $(BB)/acct_export
 	@command -v valgrind >/dev/null || { echo "valgrind not found: run scripts/install-deps" >&2; exit 1; }
 	@for f in text domstats prometheus json; do \
 		valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=$(BB)/callgrind.out.acct.$$f \
-			$(BB)/acct_export --callgrind $$f 2>$(BB)/callgrind.out.acct.$$f.log >/dev/null || exit 1; \
+			$(BB)/acct_export --single --callgrind $$f 2>$(BB)/callgrind.out.acct.$$f.log >/dev/null || exit 1; \
 		printf '%-10s %s Ir per export\n' $$f \
 			"$$(sed -n 's/^totals: *\([0-9]*\).*/\1/p; s/^summary: *\([0-9]*\).*/\1/p' $(BB)/callgrind.out.acct.$$f | head -n 1)"; \
 	done

@@ -13,6 +13,12 @@
  *                control: the per-CPU cache hits
  *   switch-miss  switch-out of one vCPU + switch-in of another with a different
  *                control on the same host CPU: the cache misses
+ *   live-idle    the KVM glue's live-accounting check before each entry when no
+ *                snapshot was asked for (kvm_live_serve: vmm-glue/kvm_live.h): what
+ *                the live view adds to every exit
+ *   live-publish one answered request: the vCPU's totals (vpmu_vcpu_totals) and
+ *                glue statistics published under the sequence count, as the vCPU
+ *                thread does before its next entry once per snapshot asked for
  *   baseline     the measuring loop with an empty operation (its overhead)
  *
  * Modes:
@@ -35,6 +41,7 @@
 
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
+#include "../vmm-glue/kvm_live.h"
 
 /* Per model: the event select and counter MSRs used, and two valid a-mode event
  * select values (enabled, USR|OS, counting different events) so every write in the
@@ -61,6 +68,8 @@ struct bench {
 	struct vpmu_vcpu *vcpu[2];
 	unsigned cur;           /* switch-miss: the vCPU switched in now */
 	uint64_t sink;          /* keeps reads from being optimised away */
+	struct kvm_live live;   /* live-idle, live-publish: vCPU 0's */
+	struct vpmu_kvm_stats stats;
 };
 
 static void die(const char *what)
@@ -126,6 +135,19 @@ __attribute__((noinline)) static void op_switch_miss(struct bench *b, uint64_t i
 	vpmu_vcpu_switch_in(b->vcpu[b->cur], 0);
 }
 
+__attribute__((noinline)) static void op_live_idle(struct bench *b, uint64_t i)
+{
+	(void)i;
+	kvm_live_serve(&b->live, b->vcpu[0], &b->stats);
+}
+
+__attribute__((noinline)) static void op_live_publish(struct bench *b, uint64_t i)
+{
+	(void)i;
+	kvm_live_request(&b->live);
+	kvm_live_serve(&b->live, b->vcpu[0], &b->stats);
+}
+
 struct op {
 	const char *name;
 	op_fn fn;
@@ -133,6 +155,8 @@ struct op {
 
 static const struct op ops[] = {
 	{ "baseline", op_baseline },
+	{ "live-idle", op_live_idle },
+	{ "live-publish", op_live_publish },
 	{ "write", op_write },
 	{ "write-enable", op_write_enable },
 	{ "read", op_read },

@@ -35,6 +35,7 @@ api_funcs() {
 	write*) echo vpmu_reg_write ;;
 	read) echo vpmu_reg_read ;;
 	switch-*) echo "vpmu_vcpu_switch_out vpmu_vcpu_switch_in" ;;
+	live-publish) echo "kvm_live_request kvm_live_publish" ;;
 	*) echo ;;
 	esac
 }
@@ -57,7 +58,7 @@ incl_of() {
 status=0
 printf '%-6s %-12s %9s %9s %7s %11s %10s %s\n' model op "loop Ir" "lib Ir" target "ctrl-wr/op" "ctr-wr/op" verdict
 for model in $("$BIN" --list | grep -v '^#'); do
-	for op in baseline write write-enable read switch-hit switch-miss; do
+	for op in baseline write write-enable read switch-hit switch-miss live-idle live-publish; do
 		f="$OUT/callgrind.out.$model.$op"
 		line=$(valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$f" \
 			"$BIN" --callgrind --model "$model" --op "$op" --iters "$ITERS" 2>"$f.log") || {

@@ -35,30 +35,12 @@ free_port() {
 eport=$(free_port $((20000 + $$ % 10000)))
 pport=$(free_port $((eport + 1)) "$eport")
 
-cat >"$tmp/prom.yml" <<EOC
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: vpmu
-    static_configs:
-      - targets: ['127.0.0.1:$eport']
-EOC
-prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" \
-	--web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 &
-prom=$!
-
 # The vpmu-stat staged with its libraries and loader: the nested guest has
 # no /lib of its own (kvm-env's initramfs is busybox).
 files=
 for l in $(ldd "$KB/bin/vpmu-stat" | awk '$3 ~ /^\// { print $3 }') /lib64/ld-linux-x86-64.so.2; do
 	files="$files --file $l"
 done
-# shellcheck disable=SC2086
-scripts/kvm-env --timeout 240 --smp 2 --forward "$eport" $files --file "$KB/bin/vpmu-run" \
-	--file "$KB/bin/vpmu-stat" --file "$GB/live-busy.bin" -- guest-tests/live/live-view.sh "$eport" \
-	>"$tmp/out" 2>"$tmp/err" &
-kenv=$!
 
 # Prometheus' HTTP API (its documentation, "HTTP API"): the first value of an
 # instant query, or nothing.
@@ -68,19 +50,54 @@ query() {
 		sed -n 's/.*"value":\[[0-9.]*,"\([0-9.e+]*\)"\].*/\1/p'
 }
 cyc='sum(vpmu_events_total{domain="live1",event="cycles"})'
-i=0 v1=
-while [ $i -lt 200 ] && kill -0 "$kenv" 2>/dev/null; do
-	v1=$(query "$cyc")
-	[ -n "$v1" ] && break
-	sleep 1
-	i=$((i + 1))
-done
-sleep 4
-v2=$(query "$cyc")
-rate=$(query "sum(rate(vpmu_events_total{domain=\"live1\",event=\"cycles\"}[4s]))")
-up=$(query 'up{job="vpmu"}')
-wait "$kenv"
-rc=$?
+
+# One attempt: a fresh Prometheus, the nested side in the background, and
+# Prometheus' view of it while it runs.
+attempt() {
+	rm -rf "$tmp/tsdb"
+	cat >"$tmp/prom.yml" <<EOC
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: vpmu
+    static_configs:
+      - targets: ['127.0.0.1:$eport']
+EOC
+	prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" \
+		--web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 &
+	prom=$!
+	# shellcheck disable=SC2086
+	scripts/kvm-env --timeout 240 --smp 2 --forward "$eport" $files --file "$KB/bin/vpmu-run" \
+		--file "$KB/bin/vpmu-stat" --file "$GB/live-busy.bin" -- guest-tests/live/live-view.sh "$eport" \
+		>"$tmp/out" 2>"$tmp/err" &
+	kenv=$!
+	i=0 v1=
+	while [ $i -lt 200 ] && kill -0 "$kenv" 2>/dev/null; do
+		v1=$(query "$cyc")
+		[ -n "$v1" ] && break
+		sleep 1
+		i=$((i + 1))
+	done
+	sleep 4
+	v2=$(query "$cyc")
+	rate=$(query "sum(rate(vpmu_events_total{domain=\"live1\",event=\"cycles\"}[4s]))")
+	up=$(query 'up{job="vpmu"}')
+	wait "$kenv"
+	rc=$?
+	kill "$prom" 2>/dev/null
+	wait "$prom" 2>/dev/null
+	prom=
+}
+attempt
+# The nested tier itself sometimes fails a long two-vCPU run, with or without
+# the live view (docs/linux-guests.md, "Known problems in the nested tier": an
+# L2 triple fault, an L1 soft lockup in KVM_RUN): once, the run is made again,
+# saying so.  The guest's own end is vpmu-run's --timeout (124).
+if ! grep -q '^== vm-exit 124$' "$tmp/out"; then
+	echo "# the nested tier failed the run (kvm-env status $rc; $(grep -h -e '^== vm-exit' -e 'triple fault' -e TIMEOUT "$tmp/out" "$tmp/err" | tr '\n' ' ')): once more"
+	attempt
+fi
 echo "cycles $v1 then $v2, rate $rate/s, up $up" >"$tmp/prom.txt"
 tail -n 5 "$tmp/prom.log" >>"$tmp/prom.txt"
 cat "$tmp/err" >>"$tmp/prom.txt"

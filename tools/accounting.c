@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "accounting.h"
 
@@ -31,4 +33,54 @@ void accounting_print_perf(FILE *out, const struct vpmu_perf *p)
 	fprintf(out, "%s\n", any ? "" : " none");
 	if (any)
 		fprintf(out, "  last refusal: %s\n", vpmu_perf_error(p));
+}
+
+void accounting_print_run(const struct accounting_run *ar)
+{
+	/* One snapshot: each vCPU's totals and its glue's statistics, read once. */
+	struct acct_vm snap;
+	const struct vpmu_kvm_stats *kvm[VPMU_MAX_VCPUS] = { 0 };
+	for (unsigned i = 0; i < ar->nr_vcpus && i < VPMU_MAX_VCPUS; i++)
+		kvm[i] = ar->kv[i] ? vpmu_kvm_vcpu_stats(ar->kv[i]) : NULL;
+	if (acct_collect(&snap, "guest", ar->vm, ar->host, kvm) < 0)
+		return;
+	if (ar->format != ACCT_TEXT) {
+		fflush(stdout);
+		if (acct_write(stdout, ar->format, &snap, 1) < 0)
+			fprintf(stderr, "vpmu-run: writing the accounting failed\n");
+		acct_vm_release(&snap);
+		return;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m) {
+		acct_vm_release(&snap);
+		return;
+	}
+	fprintf(m, "backend: %s (%s)\n", ar->backend,
+		ar->perf ? vpmu_perf_source(ar->perf) : "counts nothing: no ticks outside traces");
+	accounting_print_sources(m, ar->host);
+	if (ar->perf)
+		accounting_print_perf(m, ar->perf);
+	acct_write(m, ACCT_TEXT, &snap, 1);
+	acct_vm_release(&snap);
+	for (unsigned i = 0; i < ar->nr_vcpus; i++) {
+		const struct vpmu_kvm_stats *s = ar->kv[i] ? vpmu_kvm_vcpu_stats(ar->kv[i]) : NULL;
+		if (!s)
+			continue;
+		fprintf(m, "  vCPU %u KVM: msr-exits=%" PRIu64 " msr-faults=%" PRIu64
+			" libvpmu-ns/exit=%" PRIu64 " pmis-fixed=%" PRIu64 " pmis-nmi=%" PRIu64
+			" pmis-lost-masked=%" PRIu64 " pmis-lost-apic-off=%" PRIu64
+			" pmis-lost-bad-mode=%" PRIu64 " kicks=%" PRIu64 " rdpmc-exits=%" PRIu64
+			" rdpmc-syncs=%" PRIu64 "\n",
+			i, s->msr_exits, s->msr_faults, s->msr_timed ? s->msr_ns / s->msr_timed : 0,
+			s->pmis_fixed, s->pmis_nmi, s->pmis_masked, s->pmis_apic_off, s->pmis_bad_mode,
+			s->kicks, s->rdpmc_exits, s->rdpmc_syncs);
+	}
+	fclose(m);
+	/* In TAP mode the accounting is commentary. */
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		printf("%s%s\n", ar->tap ? "# " : "", line);
+	free(buf);
 }

@@ -5,12 +5,32 @@
 
 #include <stdio.h>
 
+#include <stdbool.h>
+
+#include "acct_snapshot.h"
 #include "vpmu/backend.h"
+#include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"
 
 /* How the host counts each generic event (hardware, task clock, not at all). */
 void accounting_print_sources(FILE *out, const struct vpmu_host *host);
 /* The perf backend's system calls and the host's refusals by cause. */
 void accounting_print_perf(FILE *out, const struct vpmu_perf *p);
+
+/* A KVM run's accounting at its end (vpmu-run): one snapshot of vm in format;
+ * the text format adds the backend, the host's event sources, the perf
+ * backend's system calls and the glue's statistics per vCPU, all as TAP
+ * comments with tap. */
+struct accounting_run {
+	enum acct_format format;
+	bool tap;
+	const char *backend;
+	const struct vpmu_perf *perf;        /* NULL: the sim backend */
+	const struct vpmu_host *host;
+	struct vpmu_vm *vm;
+	struct vpmu_kvm_vcpu *const *kv;     /* nr_vcpus, NULL entries: not set up */
+	unsigned nr_vcpus;
+};
+void accounting_print_run(const struct accounting_run *ar);
 
 #endif

@@ -30,11 +30,14 @@
  * vpmu_counter_events_total: promtool's lint refuses a family name with
  * "_counter_" in it, "metric name should not include type 'counter'".)
  *
- * Speed (issue 10: 1,000 VMs of 8 vCPUs in 10 ms): one pass copies the
- * values out of the snapshots into columns (see gather()), the lines are
- * assembled in one buffer flushed with one fwrite per 64 KiB, and a sample
- * costs a few fixed-size copies and a decimal conversion; no allocation but
- * the buffer and the columns, once per call.
+ * Speed (issue 10: 1,000 VMs of 8 vCPUs in 10 ms; docs/performance.md
+ * "Accounting export at scale"): one pass copies the values out of the
+ * snapshots into columns (gather(), the VMs in two halves on two threads), and
+ * a sample costs a few fixed-size copies and a decimal conversion.  The
+ * families are cut into units of about ACCT_UNIT_BYTES (a family over a range
+ * of VMs: acct_prom_plan()) that two threads format while the calling one writes them in
+ * order (acct_buf_units, tools/acct_units.c), so the output is the same bytes
+ * whichever thread formats what.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -42,8 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_buf.h"
-#include "acct_formats.h"
+#include "acct_prom.h"
 
 static void header(struct acct_buf *b, const char *name, const char *type, const char *help)
 {
@@ -58,138 +60,6 @@ static void header(struct acct_buf *b, const char *name, const char *type, const
 	acct_put(b, "\n", 1);
 }
 
-static unsigned nr_vcpus(const struct acct_vm *vm)
-{
-	return vm->nr_vcpus < VPMU_MAX_VCPUS ? vm->nr_vcpus : VPMU_MAX_VCPUS;
-}
-
-static unsigned nr_ctrs(const struct acct_vm *vm)
-{
-	return vm->nr_ctrs < VPMU_MAX_CTRS ? vm->nr_ctrs : VPMU_MAX_CTRS;
-}
-
-static unsigned nr_rules(const struct acct_vm *vm)
-{
-	return vm->nr_rules < VPMU_MAX_RULES ? vm->nr_rules : VPMU_MAX_RULES;
-}
-
-/*
- * The families are grouped, so every family reads a field or two of every
- * vCPU; in the snapshots those lie ~660 bytes apart, in one allocation per VM,
- * so that cache and TLB misses would cost more than the formatting.  One pass
- * over the snapshots first copies the values into columns (one array per
- * value, every vCPU of every VM in order), and the families read those.
- */
-enum col {
-	C_EV = 0,                       /* + event */
-	C_PMC = C_EV + VPMU_EV_NR,      /* + guest counter */
-	C_PMIS = C_PMC + VPMU_MAX_CTRS,
-	C_FIXED, C_NMI, C_MASKED, C_APIC_OFF, C_BAD_MODE,
-	C_READS, C_WRITES, C_CALLS,
-	C_FAULTS, C_STRICT, C_CACHE_HITS, C_SWITCH_INS,
-	C_MSR_EXITS, C_RDPMC_EXITS,
-	C_NR,
-};
-
-#define DOM_CAP 200u    /* an escaped domain: 63 bytes, 3 each at most */
-
-_Static_assert(VPMU_EV_NR <= 8, "vm_cols.countable holds a bit per event");
-
-struct vm_cols {
-	char dom[DOM_CAP];      /* the domain, escaped as a label value */
-	uint16_t dlen;
-	uint8_t nr_ctrs;
-	uint8_t countable;      /* bit e: event e is countable */
-	unsigned nv;            /* its vCPUs, in the columns */
-};
-
-enum { R_KVM = 1, R_VIOLATIONS = 2 };
-
-struct prom {
-	struct acct_buf b;
-	const struct acct_vm *vms;
-	unsigned n;
-	size_t nv;              /* vCPUs of all the VMs */
-	uint64_t *col;          /* value c of vCPU j: col[c * nv + j] */
-	uint32_t *index;        /* vCPU j's index */
-	uint8_t *rflags;        /* R_* */
-	struct vm_cols *vm;
-};
-
-static int gather(struct prom *p)
-{
-	size_t nv = 0, j = 0;
-	for (unsigned m = 0; m < p->n; m++)
-		nv += nr_vcpus(&p->vms[m]);
-	p->nv = nv;
-	/* one allocation: columns, then vm_cols, then index, then rflags */
-	size_t sz_col = C_NR * (nv ? nv : 1) * sizeof(uint64_t);
-	size_t sz_vm = (size_t)p->n * sizeof(struct vm_cols);
-	char *mem = malloc(sz_col + sz_vm + nv * sizeof(uint32_t) + nv + 1);
-	if (!mem)
-		return -ENOMEM;
-	p->col = (uint64_t *)(void *)mem;
-	p->vm = (struct vm_cols *)(void *)(mem + sz_col);
-	p->index = (uint32_t *)(void *)(mem + sz_col + sz_vm);
-	p->rflags = (uint8_t *)(mem + sz_col + sz_vm + nv * sizeof(uint32_t));
-
-	for (unsigned m = 0; m < p->n; m++) {
-		const struct acct_vm *vm = &p->vms[m];
-		struct vm_cols *c = &p->vm[m];
-		struct acct_buf d = { .out = NULL, .buf = c->dom, .len = 0, .cap = DOM_CAP, .err = 0 };
-		unsigned nc = nr_ctrs(vm), nr = nr_rules(vm);
-		acct_put_esc(&d, vm->name, strnlen(vm->name, sizeof(vm->name)));
-		c->dlen = (uint16_t)d.len;
-		c->nr_ctrs = (uint8_t)nc;
-		c->countable = 0;
-		for (unsigned e = 0; e < VPMU_EV_NR; e++)
-			if (acct_countable(vm, (enum vpmu_event)e))
-				c->countable |= (uint8_t)(1u << e);
-		c->nv = nr_vcpus(vm);
-		for (unsigned i = 0; i < c->nv; i++, j++) {
-			const struct acct_vcpu *v = &vm->vcpu[i];
-			const struct vpmu_totals *t = &v->t;
-			uint64_t *col = p->col + j;
-			uint8_t f = v->have_kvm ? R_KVM : 0;
-			p->index[j] = v->index;
-			for (unsigned e = 0; e < VPMU_EV_NR; e++)
-				col[(C_EV + e) * nv] = t->events[e];
-			for (unsigned k = 0; k < nc; k++)
-				col[(C_PMC + k) * nv] = t->pmc[k];
-			col[C_PMIS * nv] = t->pmis;
-			col[C_READS * nv] = t->reads;
-			col[C_WRITES * nv] = t->writes;
-			col[C_CALLS * nv] = t->calls;
-			col[C_FAULTS * nv] = t->faults;
-			col[C_STRICT * nv] = t->strict_refusals;
-			col[C_CACHE_HITS * nv] = t->cache_hits;
-			col[C_SWITCH_INS * nv] = t->switch_ins;
-			if (v->have_kvm) {
-				col[C_FIXED * nv] = v->kvm.pmis_fixed;
-				col[C_NMI * nv] = v->kvm.pmis_nmi;
-				col[C_MASKED * nv] = v->kvm.pmis_masked;
-				col[C_APIC_OFF * nv] = v->kvm.pmis_apic_off;
-				col[C_BAD_MODE * nv] = v->kvm.pmis_bad_mode;
-				col[C_MSR_EXITS * nv] = v->kvm.msr_exits;
-				col[C_RDPMC_EXITS * nv] = v->kvm.rdpmc_exits;
-			}
-			for (unsigned r = 0; r < nr; r++)
-				if (t->violations[r])
-					f |= R_VIOLATIONS;
-			p->rflags[j] = f;
-		}
-	}
-	return 0;
-}
-
-/* One of a family's samples per vCPU: the rest of the line up to the value
- * (`",event="cycles"} `), and the value's column. */
-struct sub {
-	char sfx[48];
-	size_t len;
-	unsigned col;
-};
-
 static void set_sub(struct sub *s, const char *label, const char *value, unsigned col)
 {
 	int len;
@@ -202,12 +72,6 @@ static void set_sub(struct sub *s, const char *label, const char *value, unsigne
 	s->len = len > 0 && (size_t)len < sizeof(s->sfx) ? (size_t)len : 0;
 	s->col = col;
 }
-
-enum {
-	F_KVM = 1,      /* only the vCPUs with the glue's statistics */
-	F_EVENTS = 2,   /* sub k is event k: countable ones only */
-	F_CTRS = 4,     /* sub k is counter k: k < nr_ctrs only */
-};
 
 /* `name{domain="<escaped domain>",vcpu="` into pre; its length. */
 static size_t vm_prefix(char *pre, const char *name, size_t nlen, const struct vm_cols *c)
@@ -224,11 +88,10 @@ static size_t vm_prefix(char *pre, const char *name, size_t nlen, const struct v
 _Static_assert(NAME_MAX_LEN + 17 + DOM_CAP + 10 + 63 + sizeof(((struct sub *)0)->sfx) + 24 + 1 <= ACCT_BUF_SLACK,
 	       "ACCT_BUF_SLACK holds a line");
 
-static void family(struct prom *p, const char *name, const char *help, const struct sub *subs,
-		   unsigned nsubs, unsigned flags)
+static void family(const struct prom *p, struct acct_buf *b, const struct fam *f, unsigned m0,
+		   unsigned m1)
 {
-	struct acct_buf *b = &p->b;
-	size_t nlen = strlen(name), j0 = 0;
+	size_t nlen = f->nlen;
 	/* the line's head: room for copying it whole in 64-byte steps */
 	char pre[NAME_MAX_LEN + 17 + DOM_CAP + 32 + 64];
 	if (nlen > NAME_MAX_LEN) {
@@ -236,27 +99,22 @@ static void family(struct prom *p, const char *name, const char *help, const str
 		return;
 	}
 	memset(pre, 0, sizeof(pre));
-	header(b, name, "counter", help);
-	for (unsigned m = 0; m < p->n && !b->err; j0 += p->vm[m].nv, m++) {
+	for (unsigned m = m0; m < m1 && !b->err; m++) {
 		const struct vm_cols *c = &p->vm[m];
-		size_t pl = vm_prefix(pre, name, nlen, c);
-		unsigned ns = nsubs;
-		if ((flags & F_CTRS) && c->nr_ctrs < ns)
+		size_t pl = vm_prefix(pre, f->name, nlen, c);
+		unsigned ns = f->nsubs;
+		if ((f->flags & F_CTRS) && c->nr_ctrs < ns)
 			ns = c->nr_ctrs;
-		for (size_t j = j0; j < j0 + c->nv; j++) {
-			char *end, *q;
+		for (size_t j = c->j0; j < c->j0 + c->nv; j++) {
 			size_t vl;
-			if ((flags & F_KVM) && !(p->rflags[j] & R_KVM))
+			if ((f->flags & F_KVM) && !(p->rflags[j] & R_KVM))
 				continue;
-			end = pre + pl + 10;
-			q = acct_u64_dec(end, p->index[j]);
-			vl = (size_t)(end - q);
-			memmove(pre + pl, q, vl);
-			vl += pl;
+			memcpy(pre + pl, p->index[j].digits, 16);
+			vl = pl + p->index[j].len;
 			for (unsigned k = 0; k < ns; k++) {
-				const struct sub *s = &subs[k];
+				const struct sub *s = &f->subs[k];
 				char num[48], *d, *o;
-				if ((flags & F_EVENTS) && !(c->countable & (1u << k)))
+				if ((f->flags & F_EVENTS) && !(c->countable & (1u << k)))
 					continue;
 				d = acct_u64_dec(num + 24, p->col[(size_t)s->col * p->nv + j]);
 				if (b->len > b->cap)
@@ -264,7 +122,8 @@ static void family(struct prom *p, const char *name, const char *help, const str
 				/* fixed-size copies (the buffer has ACCT_BUF_SLACK to spare
 				 * past cap), each advanced by its real length */
 				o = b->buf + b->len;
-				for (size_t x = 0; x < vl; x += 64)
+				memcpy(o, pre, 64);
+				for (size_t x = 64; x < vl; x += 64)
 					memcpy(o + x, pre + x, 64);
 				o += vl;
 				memcpy(o, s->sfx, sizeof(s->sfx));
@@ -278,22 +137,11 @@ static void family(struct prom *p, const char *name, const char *help, const str
 	}
 }
 
-static void scalar(struct prom *p, const char *name, const char *help, unsigned col, unsigned flags)
+static void rule_violations(const struct prom *p, struct acct_buf *b, unsigned m0, unsigned m1)
 {
-	struct sub s;
-	set_sub(&s, NULL, NULL, col);
-	family(p, name, help, &s, 1, flags);
-}
-
-static void rule_violations(struct prom *p)
-{
-	static const char name[] = "vpmu_rule_violations_total";
-	struct acct_buf *b = &p->b;
-	size_t j = 0;
-	header(b, name, "counter",
-	       "Guest writes that broke a perfctr rule of the model (stored anyway, or refused in strict mode).");
-	for (unsigned m = 0; m < p->n && !b->err; m++) {
+	for (unsigned m = m0; m < m1 && !b->err; m++) {
 		const struct acct_vm *vm = &p->vms[m];
+		size_t j = p->vm[m].j0;
 		for (unsigned i = 0; i < p->vm[m].nv; i++, j++) {
 			const struct acct_vcpu *v = &vm->vcpu[i];
 			if (!(p->rflags[j] & R_VIOLATIONS))
@@ -320,20 +168,20 @@ static void rule_violations(struct prom *p)
 	}
 }
 
-static void gauges(struct prom *p)
+static void vm_info(const struct prom *p, struct acct_buf *b, unsigned m0, unsigned m1)
 {
-	struct acct_buf *b = &p->b;
-	header(b, "vpmu_vm_info", "gauge", "The VM's virtual PMU: the CPU model it presents.");
-	for (unsigned m = 0; m < p->n; m++) {
+	for (unsigned m = m0; m < m1; m++) {
 		ACCT_PUT_LIT(b, "vpmu_vm_info{domain=\"");
 		acct_put(b, p->vm[m].dom, p->vm[m].dlen);
 		ACCT_PUT_LIT(b, "\",model=\"");
 		acct_put_esc(b, p->vms[m].model, strnlen(p->vms[m].model, sizeof(p->vms[m].model)));
 		ACCT_PUT_LIT(b, "\"} 1\n");
 	}
-	header(b, "vpmu_event_countable", "gauge",
-	       "Whether the host counts the event (1) or not (0: its counts stay zero), and how.");
-	for (unsigned m = 0; m < p->n; m++) {
+}
+
+static void countable(const struct prom *p, struct acct_buf *b, unsigned m0, unsigned m1)
+{
+	for (unsigned m = m0; m < m1; m++) {
 		for (unsigned e = 0; e < VPMU_EV_NR; e++) {
 			const char *src = vpmu_count_source_name(p->vms[m].source[e]);
 			ACCT_PUT_LIT(b, "vpmu_event_countable{domain=\"");
@@ -350,67 +198,115 @@ static void gauges(struct prom *p)
 	}
 }
 
+/* Unit u (acct_buf_units): its family's header if it starts the family. */
+static void prom_unit(void *ctx, unsigned u, struct acct_buf *b)
+{
+	const struct prom *p = ctx;
+	const struct unit *un = &p->unit[u];
+	const struct fam *f = &p->fam[un->fam];
+	if (un->m0 == 0)
+		header(b, f->name, f->kind == K_INFO || f->kind == K_COUNTABLE ? "gauge" : "counter",
+		       f->help);
+	switch (f->kind) {
+	case K_INFO: vm_info(p, b, un->m0, un->m1); break;
+	case K_COUNTABLE: countable(p, b, un->m0, un->m1); break;
+	case K_RULES: rule_violations(p, b, un->m0, un->m1); break;
+	case K_COUNTER: family(p, b, f, un->m0, un->m1); break;
+	}
+}
+
+static void add(struct prom *p, enum kind kind, const char *name, const char *help,
+		const struct sub *subs, unsigned nsubs, unsigned flags)
+{
+	p->fam[p->nfam++] = (struct fam){ kind, name, help, strlen(name), subs, nsubs, flags };
+}
+
+static void scalar(struct prom *p, const char *name, const char *help, unsigned col, unsigned flags)
+{
+	struct sub *s = &p->one[p->nfam];
+	set_sub(s, NULL, NULL, col);
+	add(p, K_COUNTER, name, help, s, 1, flags);
+}
+
+/* The families, in the order of the exposition (the table at the top). */
+static void families(struct prom *p)
+{
+	char idx[8];
+	for (unsigned e = 0; e < VPMU_EV_NR; e++)
+		set_sub(&p->ev[e], "event", vpmu_event_name((enum vpmu_event)e), C_EV + e);
+	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++) {
+		snprintf(idx, sizeof(idx), "%u", i);
+		set_sub(&p->ctr[i], "counter", idx, C_PMC + i);
+	}
+	set_sub(&p->deliv[0], "delivery", "fixed", C_FIXED);
+	set_sub(&p->deliv[1], "delivery", "nmi", C_NMI);
+	set_sub(&p->lost[0], "cause", "masked", C_MASKED);
+	set_sub(&p->lost[1], "cause", "apic_off", C_APIC_OFF);
+	set_sub(&p->lost[2], "cause", "bad_mode", C_BAD_MODE);
+	set_sub(&p->acc[0], "access", "read", C_READS);
+	set_sub(&p->acc[1], "access", "write", C_WRITES);
+	set_sub(&p->acc[2], "access", "call", C_CALLS);
+
+	add(p, K_INFO, "vpmu_vm_info", "The VM's virtual PMU: the CPU model it presents.", NULL, 0, 0);
+	add(p, K_COUNTABLE, "vpmu_event_countable",
+	    "Whether the host counts the event (1) or not (0: its counts stay zero), and how.", NULL, 0, 0);
+	add(p, K_COUNTER, "vpmu_events_total",
+	    "Events the vCPU's guest counters counted, per generic event (countable events only).",
+	    p->ev, VPMU_EV_NR, F_EVENTS);
+	add(p, K_COUNTER, "vpmu_pmc_events_total",
+	    "Events each guest counter counted (monotonic, unaffected by guest writes to the counter).",
+	    p->ctr, VPMU_MAX_CTRS, F_CTRS);
+	scalar(p, "vpmu_pmis_raised_total", "PMIs raised (counter overflows the model made a PMI of).",
+	       C_PMIS, 0);
+	add(p, K_COUNTER, "vpmu_pmis_delivered_total",
+	    "PMIs the KVM glue delivered, by LVTPC delivery mode.", p->deliv, 2, F_KVM);
+	add(p, K_COUNTER, "vpmu_pmis_lost_total",
+	    "PMIs the KVM glue could not deliver, by cause (as the hardware drops them).", p->lost, 3,
+	    F_KVM);
+	add(p, K_COUNTER, "vpmu_register_accesses_total",
+	    "Guest PMU register reads and writes, and PMU calls, handled.", p->acc, 3, 0);
+	scalar(p, "vpmu_faults_total", "Guest accesses refused by the hardware rules (a fault in the guest).",
+	       C_FAULTS, 0);
+	scalar(p, "vpmu_strict_refusals_total", "Guest accesses refused by strict mode.", C_STRICT, 0);
+	add(p, K_RULES, "vpmu_rule_violations_total",
+	    "Guest writes that broke a perfctr rule of the model (stored anyway, or refused in strict mode).",
+	    NULL, 0, 0);
+	scalar(p, "vpmu_cache_hits_total",
+	       "Switch-ins that found perfctr's per-CPU cache still holding the vCPU's control.",
+	       C_CACHE_HITS, 0);
+	scalar(p, "vpmu_switch_ins_total", "Times the virtual PMU was switched in on a host CPU.",
+	       C_SWITCH_INS, 0);
+	scalar(p, "vpmu_msr_exits_total", "PMU MSR exits the KVM glue answered (RDPMC exits included).",
+	       C_MSR_EXITS, F_KVM);
+	scalar(p, "vpmu_rdpmc_exits_total", "RDPMC exits the KVM glue answered.", C_RDPMC_EXITS, F_KVM);
+}
+
 int acct_write_prometheus(FILE *out, const struct acct_vm *vms, unsigned n)
 {
-	struct sub ev[VPMU_EV_NR], ctr[VPMU_MAX_CTRS], deliv[2], lost[3], acc[3];
 	struct prom p = { .vms = vms, .n = n };
-	char idx[8];
-	int err;
+	struct acct_buf b;
+	int err, cerr;
 
 	if (!out || (n && !vms))
 		return -EINVAL;
-	if (acct_buf_open(&p.b, out))
+	if (acct_buf_open(&b, out))
 		return -ENOMEM;
-	err = gather(&p);
+	err = acct_prom_gather(&p);
 	if (err) {
-		acct_buf_close(&p.b);
+		acct_buf_close(&b);
 		return err;
 	}
-
-	for (unsigned e = 0; e < VPMU_EV_NR; e++)
-		set_sub(&ev[e], "event", vpmu_event_name((enum vpmu_event)e), C_EV + e);
-	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++) {
-		snprintf(idx, sizeof(idx), "%u", i);
-		set_sub(&ctr[i], "counter", idx, C_PMC + i);
+	families(&p);
+	p.nunits = acct_prom_plan(&p, NULL);
+	p.unit = malloc(p.nunits * sizeof(*p.unit));
+	if (!p.unit) {
+		err = -ENOMEM;
+	} else {
+		acct_prom_plan(&p, p.unit);
+		err = acct_buf_units(&b, p.nunits, prom_unit, &p, p.nv);
 	}
-	set_sub(&deliv[0], "delivery", "fixed", C_FIXED);
-	set_sub(&deliv[1], "delivery", "nmi", C_NMI);
-	set_sub(&lost[0], "cause", "masked", C_MASKED);
-	set_sub(&lost[1], "cause", "apic_off", C_APIC_OFF);
-	set_sub(&lost[2], "cause", "bad_mode", C_BAD_MODE);
-	set_sub(&acc[0], "access", "read", C_READS);
-	set_sub(&acc[1], "access", "write", C_WRITES);
-	set_sub(&acc[2], "access", "call", C_CALLS);
-
-	gauges(&p);
-	family(&p, "vpmu_events_total",
-	       "Events the vCPU's guest counters counted, per generic event (countable events only).",
-	       ev, VPMU_EV_NR, F_EVENTS);
-	family(&p, "vpmu_pmc_events_total",
-	       "Events each guest counter counted (monotonic, unaffected by guest writes to the counter).",
-	       ctr, VPMU_MAX_CTRS, F_CTRS);
-	scalar(&p, "vpmu_pmis_raised_total",
-	       "PMIs raised (counter overflows the model made a PMI of).", C_PMIS, 0);
-	family(&p, "vpmu_pmis_delivered_total",
-	       "PMIs the KVM glue delivered, by LVTPC delivery mode.", deliv, 2, F_KVM);
-	family(&p, "vpmu_pmis_lost_total",
-	       "PMIs the KVM glue could not deliver, by cause (as the hardware drops them).",
-	       lost, 3, F_KVM);
-	family(&p, "vpmu_register_accesses_total",
-	       "Guest PMU register reads and writes, and PMU calls, handled.", acc, 3, 0);
-	scalar(&p, "vpmu_faults_total",
-	       "Guest accesses refused by the hardware rules (a fault in the guest).", C_FAULTS, 0);
-	scalar(&p, "vpmu_strict_refusals_total", "Guest accesses refused by strict mode.", C_STRICT, 0);
-	rule_violations(&p);
-	scalar(&p, "vpmu_cache_hits_total",
-	       "Switch-ins that found perfctr's per-CPU cache still holding the vCPU's control.",
-	       C_CACHE_HITS, 0);
-	scalar(&p, "vpmu_switch_ins_total", "Times the virtual PMU was switched in on a host CPU.",
-	       C_SWITCH_INS, 0);
-	scalar(&p, "vpmu_msr_exits_total",
-	       "PMU MSR exits the KVM glue answered (RDPMC exits included).", C_MSR_EXITS, F_KVM);
-	scalar(&p, "vpmu_rdpmc_exits_total", "RDPMC exits the KVM glue answered.", C_RDPMC_EXITS, F_KVM);
-
-	free(p.col);
-	return acct_buf_close(&p.b);
+	free(p.unit);
+	acct_mem_put(p.col, p.mem_size);
+	cerr = acct_buf_close(&b);
+	return err ? err : cerr;
 }

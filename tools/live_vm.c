@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "live_vm.h"
+#include "stat_dir.h"
+#include "stat_server.h"
 
 static uint64_t now_ns(void)
 {
@@ -87,4 +89,34 @@ int live_vm_json(void *ctx, char **buf, size_t *len)
 		*buf = NULL;
 	}
 	return r;
+}
+
+struct stat_server *live_vm_serve(struct live_vm *lv)
+{
+	char dir[256], path[sizeof(dir) + STAT_NAME_MAX + 8], err[320];
+	struct stat_server *s = NULL;
+	int r = stat_dir_get(dir, sizeof(dir), true, err, sizeof(err));
+	if (r == 0 && (r = stat_sock_path(path, sizeof(path), dir, lv->name)) < 0)
+		snprintf(err, sizeof(err), "socket path too long in %s", dir);
+	if (r == 0)
+		r = stat_server_start(path, live_vm_json, lv, &s, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "vpmu-run: no live accounting for '%s': %s\n", lv->name, err);
+		return NULL;
+	}
+	fprintf(stderr, "vpmu-run: live accounting: %s (vpmu-stat %s)\n", path, lv->name);
+	return s;
+}
+
+void live_vm_unserve(struct stat_server *s, const struct live_vm *lv)
+{
+	struct stat_server_counts n;
+	if (!s)
+		return;
+	stat_server_stop(s, &n);
+	fprintf(stderr, "vpmu-run: live accounting served %llu snapshot(s); refused: %llu busy, "
+		"%llu denied, %llu bad requests, %llu timeouts; %llu vCPU(s) answered late\n",
+		(unsigned long long)n.served, (unsigned long long)n.busy,
+		(unsigned long long)n.denied, (unsigned long long)n.bad_requests,
+		(unsigned long long)n.timeouts, lv->stale);
 }

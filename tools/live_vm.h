@@ -44,4 +44,12 @@ int live_vm_collect(struct live_vm *lv, struct acct_vm *out);
 /* stat_snapshot_fn: the snapshot as the JSON document the socket answers. */
 int live_vm_json(void *lv, char **buf, size_t *len);
 
+struct stat_server;
+/* Opens lv's socket, lv->name.sock in the runtime directory (stat_dir.h), and
+ * says where on stderr; NULL (with the reason on stderr) if it cannot: the VM
+ * runs on without one.  lv must stay valid until live_vm_unserve. */
+struct stat_server *live_vm_serve(struct live_vm *lv);
+/* Closes it (NULL: nothing) and says on stderr what it served and refused. */
+void live_vm_unserve(struct stat_server *s, const struct live_vm *lv);
+
 #endif

@@ -30,7 +30,6 @@
 #include "accounting.h"
 #include "live_vm.h"
 #include "stat_dir.h"
-#include "stat_server.h"
 #include "acct_formats.h"
 #include "console_input.h"
 #include "dev_rtc.h"
@@ -637,54 +636,17 @@ static int setup_kvm(struct run *rn)
 	return 0;
 }
 
+/* The accounting at exit, in --accounting's format (accounting.h). */
 static void print_accounting(struct run *rn)
 {
-	/* One snapshot: each vCPU's totals and its glue's statistics, read once. */
-	struct acct_vm snap;
-	const struct vpmu_kvm_stats *kvm[VPMU_MAX_VCPUS] = { 0 };
+	struct vpmu_kvm_vcpu *kv[MAX_VCPUS];
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
-		kvm[i] = rn->cpu[i].kv ? vpmu_kvm_vcpu_stats(rn->cpu[i].kv) : NULL;
-	if (acct_collect(&snap, "guest", rn->pvm, rn->host, kvm) < 0)
-		return;
-	if (rn->o.accounting != ACCT_TEXT) {
-		fflush(stdout);
-		if (acct_write(stdout, rn->o.accounting, &snap, 1) < 0)
-			fprintf(stderr, "vpmu-run: writing the accounting failed\n");
-		acct_vm_release(&snap);
-		return;
-	}
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m) {
-		acct_vm_release(&snap);
-		return;
-	}
-	fprintf(m, "backend: %s (%s)\n", rn->o.backend,
-		rn->perf ? vpmu_perf_source(rn->perf) : "counts nothing: no ticks outside traces");
-	accounting_print_sources(m, rn->host);
-	if (rn->perf)
-		accounting_print_perf(m, rn->perf);
-	acct_write_text(m, &snap, 1);
-	acct_vm_release(&snap);
-	for (unsigned i = 0; i < rn->o.vcpus; i++) {
-		if (!rn->cpu[i].kv)
-			continue;
-		const struct vpmu_kvm_stats *s = vpmu_kvm_vcpu_stats(rn->cpu[i].kv);
-		fprintf(m, "  vCPU %u KVM: msr-exits=%" PRIu64 " msr-faults=%" PRIu64
-			" libvpmu-ns/exit=%" PRIu64 " pmis-fixed=%" PRIu64 " pmis-nmi=%" PRIu64
-			" pmis-lost-masked=%" PRIu64 " pmis-lost-apic-off=%" PRIu64
-			" pmis-lost-bad-mode=%" PRIu64 " kicks=%" PRIu64 " rdpmc-exits=%" PRIu64
-			" rdpmc-syncs=%" PRIu64 "\n",
-			i, s->msr_exits, s->msr_faults, s->msr_timed ? s->msr_ns / s->msr_timed : 0,
-			s->pmis_fixed, s->pmis_nmi, s->pmis_masked, s->pmis_apic_off, s->pmis_bad_mode,
-			s->kicks, s->rdpmc_exits, s->rdpmc_syncs);
-	}
-	fclose(m);
-	/* In TAP mode the accounting is commentary. */
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		printf("%s%s\n", rn->o.tap ? "# " : "", line);
-	free(buf);
+		kv[i] = rn->cpu[i].kv;
+	const struct accounting_run ar = {
+		.format = rn->o.accounting, .tap = rn->o.tap, .backend = rn->o.backend,
+		.perf = rn->perf, .host = rn->host, .vm = rn->pvm, .kv = kv, .nr_vcpus = rn->o.vcpus,
+	};
+	accounting_print_run(&ar);
 }
 
 static void cleanup(struct run *rn)
@@ -790,42 +752,6 @@ static int boot_linux(struct run *rn)
 	return 0;
 }
 
-/* --name: the live accounting socket (docs/accounting.md, "Live view").  A
- * socket that cannot open leaves the VM running without one. */
-static struct stat_server *start_live(struct run *rn, struct live_vm *lv)
-{
-	char dir[256], path[sizeof(dir) + STAT_NAME_MAX + 8], err[320];
-	struct stat_server *s = NULL;
-	*lv = (struct live_vm){ .name = rn->o.name, .vm = rn->pvm, .host = rn->host,
-				.kick_signal = KICK_SIGNAL, .nr_vcpus = rn->o.vcpus };
-	for (unsigned i = 0; i < rn->o.vcpus; i++)
-		lv->vcpu[i] = (struct live_vcpu){ .kv = rn->cpu[i].kv, .thread = rn->cpu[i].thread };
-	int r = stat_dir_get(dir, sizeof(dir), true, err, sizeof(err));
-	if (r == 0 && (r = stat_sock_path(path, sizeof(path), dir, rn->o.name)) < 0)
-		snprintf(err, sizeof(err), "socket path too long in %s", dir);
-	if (r == 0)
-		r = stat_server_start(path, live_vm_json, lv, &s, err, sizeof(err));
-	if (r < 0) {
-		fprintf(stderr, "vpmu-run: no live accounting for '%s': %s\n", rn->o.name, err);
-		return NULL;
-	}
-	fprintf(stderr, "vpmu-run: live accounting: %s (vpmu-stat %s)\n", path, rn->o.name);
-	return s;
-}
-
-static void stop_live(struct stat_server *s, const struct live_vm *lv)
-{
-	struct stat_server_counts n;
-	if (!s)
-		return;
-	stat_server_stop(s, &n);
-	fprintf(stderr, "vpmu-run: live accounting served %llu snapshot(s); refused: %llu busy, "
-		"%llu denied, %llu bad requests, %llu timeouts; %llu vCPU(s) answered late\n",
-		(unsigned long long)n.served, (unsigned long long)n.busy,
-		(unsigned long long)n.denied, (unsigned long long)n.bad_requests,
-		(unsigned long long)n.timeouts, lv->stale);
-}
-
 static int boot(struct run *rn)
 {
 	/* The PMU first: the command line says what its host counts. */
@@ -860,14 +786,22 @@ static int boot(struct run *rn)
 	bool serve = rn->o.name && !rn->done && rn->ready == rn->o.vcpus;
 	pthread_mutex_unlock(&rn->lock);
 	static struct live_vm live;
-	struct stat_server *server = serve ? start_live(rn, &live) : NULL;
+	struct stat_server *server = NULL;
+	if (serve) {
+		live = (struct live_vm){ .name = rn->o.name, .vm = rn->pvm, .host = rn->host,
+					 .kick_signal = KICK_SIGNAL, .nr_vcpus = rn->o.vcpus };
+		for (unsigned i = 0; i < rn->o.vcpus; i++)
+			live.vcpu[i] = (struct live_vcpu){ .kv = rn->cpu[i].kv,
+							   .thread = rn->cpu[i].thread };
+		server = live_vm_serve(&live);
+	}
 	pthread_mutex_lock(&rn->lock);
 	while (!rn->done)
 		if (pthread_cond_timedwait(&rn->done_cv, &rn->lock, &deadline) == ETIMEDOUT)
 			break;
 	pthread_mutex_unlock(&rn->lock);
 	/* The socket closes before the vCPU threads end: it kicks them. */
-	stop_live(server, &live);
+	live_vm_unserve(server, &live);
 	/* A guest spinning without exits never leaves KVM_RUN by itself: the kick does. */
 	finish(rn, EXIT_TIMEOUT, "TIMEOUT: the guest did not finish within %u s", rn->o.timeout_s);
 	for (unsigned i = 0; i < rn->o.vcpus; i++)

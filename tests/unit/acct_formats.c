@@ -17,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "acct_buf.h"
 #include "acct_formats.h"
 #include "acct_keys.h"
 #include "tap.h"
@@ -966,6 +967,52 @@ static void test_domstats_walk(void)
 	}
 }
 
+/* 120 VMs of 8 vCPUs: past acct_par_min_vcpus, and several units a format
+ * (tools/acct_units.c); the two threads' output is the one thread's. */
+static void test_threads(void)
+{
+	enum { NVM = 120, NV = 8 };
+	struct acct_vm *big = calloc(NVM, sizeof(*big));
+	if (!big) {
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+	for (unsigned m = 0; m < NVM; m++) {
+		struct acct_vm *vm = &big[m];
+		const struct acct_vm *like = &vms[m % 2];
+		memcpy(vm->model, like->model, sizeof(vm->model));
+		memcpy(vm->rule, like->rule, sizeof(vm->rule));
+		memcpy(vm->source, like->source, sizeof(vm->source));
+		vm->nr_ctrs = like->nr_ctrs;
+		vm->nr_rules = like->nr_rules;
+		snprintf(vm->name, sizeof(vm->name), m % 7 ? "vm-%u" : "vm\"%u\\", m);
+		room(vm, NV);
+		for (unsigned i = 0; i < NV; i++) {
+			struct vpmu_totals t = { 0 };
+			struct vpmu_kvm_stats k = { 0 };
+			fill_totals(&t, 1000003ull * (m * NV + i + 1), vm->nr_ctrs);
+			if ((m + i) % 5 == 0)
+				t.violations[0] = m + i;
+			fill_kvm(&k, 77ull * m + i);
+			add_vcpu(vm, NV - 1 - i, &t, (m + i) % 3 ? &k : NULL);
+		}
+	}
+	for (int f = ACCT_TEXT; f <= ACCT_PROMETHEUS; f++) {
+		size_t l1 = 0, l2 = 0;
+		char *o1, *o2;
+		acct_par_min_vcpus = SIZE_MAX;
+		o1 = write_mem((enum acct_format)f, big, NVM, &l1);
+		acct_par_min_vcpus = 0;
+		o2 = write_mem((enum acct_format)f, big, NVM, &l2);
+		acct_par_min_vcpus = 256;
+		ok(o1 && o2 && l1 == l2 && l1 > ACCT_UNIT_BYTES / 4 && !memcmp(o1, o2, l1),
+		   "%s of %u vCPUs: two threads write what one does (%zu bytes)", fmt_name[f], NVM * NV, l1);
+		free(o1);
+		free(o2);
+	}
+	acct_vms_release(big, NVM);
+}
+
 int main(void)
 {
 	build();
@@ -981,6 +1028,7 @@ int main(void)
 	test_round_trip_trace();
 	test_read_malformed();
 	test_domstats_walk();
+	test_threads();
 	acct_vm_release(&vms[0]);
 	acct_vm_release(&vms[1]);
 	return tap_done();

@@ -30,6 +30,7 @@
 #include "../../vmm-glue/kvm_live.h"
 #include "acct_snapshot.h"
 #include "stat/stat_client.h"
+#include "stat/stat_export.h"
 #include "stat_dir.h"
 #include "stat_server.h"
 #include "tap.h"
@@ -223,6 +224,30 @@ static void concurrent_clients(void)
 	unsigned built = atomic_load(&snapshots_built);
 	ok(built >= 1 && built < good, "requests within %d ms share a snapshot: %u built for %u "
 	   "answers", STAT_CACHE_MS, built, good);
+}
+
+/* What the exporter serves for the running VM (vpmu-stat --listen's /metrics). */
+static void exposition(void)
+{
+	char *buf = NULL, tmpf[] = "/tmp/vpmu-live-prom-XXXXXX", cmd[128];
+	size_t len = 0;
+	int r = export_metrics(dir, &buf, &len);
+	ok(r == 0, "the exporter's exposition of the running VM");
+	if (r)
+		return;
+	ok(strstr(buf, "\nvpmu_exporter_vms 1\n") && strstr(buf, "\nvpmu_exporter_vm_errors 0\n"),
+	   "it read the one VM, no socket failed");
+	ok(strstr(buf, "vpmu_register_accesses_total{domain=\"tsan-vm\",vcpu=\"2\",access=\"write\"} ") &&
+	   strstr(buf, "vpmu_msr_exits_total{domain=\"tsan-vm\",vcpu=\"0\"} "),
+	   "with every vCPU's guest writes and the glue's MSR exits");
+	int fd = mkstemp(tmpf);
+	bool written = fd >= 0 && write(fd, buf, len) == (ssize_t)len;
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics <%s >/dev/null 2>&1", tmpf);
+	ok(written && system(cmd) == 0, "clean under promtool check metrics");
+	unlink(tmpf);
+	free(buf);
 }
 
 static void bad_requests(const char *path)
@@ -440,6 +465,7 @@ int main(void)
 	   "(%s)", s ? path : err);
 	if (s) {
 		concurrent_clients();
+		exposition();
 		bad_requests(path);
 		socket_files(path);
 		hostile_server();

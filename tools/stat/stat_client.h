@@ -22,7 +22,8 @@ int stat_fetch(const char *dir, const char *name, struct acct_vm *out, char *err
 
 /* Snapshots of the VMs named (all those with a socket when nnames is 0) into
  * *vms (*n of them; release with acct_vms_release).  A VM that does not
- * answer is left out with a line on log; *failed counts them.  0, or -errno
+ * answer is left out with a line on log; *failed counts them (when listing
+ * all, a socket nobody listens on is a VMM that died: left out quietly).  0, or -errno
  * when dir cannot be read or memory runs out. */
 int stat_fetch_all(const char *dir, char *const *names, unsigned nnames, struct acct_vm **vms,
 		   unsigned *n, unsigned *failed, FILE *log);

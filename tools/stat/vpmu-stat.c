@@ -5,8 +5,9 @@
  *
  *   vpmu-stat --list                      the running VMs
  *   vpmu-stat [--format F] [NAME...]      one snapshot of the VMs named (all by default)
- *   vpmu-stat --interval MS [--count N] [--per-vcpu] [NAME...]
- *                                         per-second rates every MS ms (perf stat -I)
+ *   vpmu-stat --interval MS [--count N] [--per-vcpu] [--top] [NAME...]
+ *                                         per-second rates every MS ms (perf stat -I);
+ *                                         --top redraws one screen instead (top)
  *   vpmu-stat --listen ADDR:PORT          a Prometheus exporter: /metrics for every VM
  *   vpmu-stat --textfile DIR [--interval MS [--count N]]
  *                                         DIR/vpmu.prom for node_exporter, atomically
@@ -24,7 +25,7 @@
 
 struct opts {
 	int format;                 /* enum acct_format */
-	bool list, per_vcpu;
+	bool list, per_vcpu, top;
 	unsigned interval_ms, count;
 	const char *listen, *textfile;
 	char **names;
@@ -36,7 +37,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: vpmu-stat [--format text|domstats|prometheus|json] [NAME...]\n"
 		"       vpmu-stat --list\n"
-		"       vpmu-stat --interval MS [--count N] [--per-vcpu] [NAME...]\n"
+		"       vpmu-stat --interval MS [--count N] [--per-vcpu] [--top] [NAME...]\n"
 		"       vpmu-stat --listen ADDR:PORT\n"
 		"       vpmu-stat --textfile DIR [--interval MS [--count N]]\n"
 		"  The accounting of the VMs that vpmu-run --name NAME runs, from their sockets in\n"
@@ -75,6 +76,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->list = true;
 		} else if (!strcmp(a, "--per-vcpu")) {
 			o->per_vcpu = true;
+		} else if (!strcmp(a, "--top")) {
+			o->top = true;
 		} else if (!strcmp(a, "--interval") && more) {
 			o->interval_ms = parse_uint(argv[++i], "--interval", 10, 3600000);
 		} else if (!strcmp(a, "--count") && more) {
@@ -96,7 +99,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		}
 	if ((o->list + !!o->listen + !!o->textfile) > 1 || (o->count && !o->interval_ms) ||
 	    ((o->list || o->listen || o->textfile) && o->nnames) ||
-	    ((o->list || o->listen) && o->interval_ms))
+	    ((o->list || o->listen) && o->interval_ms) || (o->top && (!o->interval_ms || o->textfile)))
 		usage();
 }
 
@@ -148,12 +151,19 @@ static int interval(const struct opts *o, const char *dir)
 	double t0 = now_s(), tb = t0;
 	if (stat_fetch_all(dir, o->names, o->nnames, &before, &nb, &failed, stderr) < 0)
 		return 1;
-	stat_view_header(stdout);
+	if (!o->top)
+		stat_view_header(stdout);
 	for (unsigned k = 0; !o->count || k < o->count; k++) {
 		sleep_ms(o->interval_ms);
 		double tn = now_s();
 		if (stat_fetch_all(dir, o->names, o->nnames, &now, &nn, &failed, stderr) < 0)
 			break;
+		if (o->top) {
+			/* Home and clear (ECMA-48 CUP and ED), then this interval alone. */
+			fputs("\033[H\033[2J", stdout);
+			printf("vpmu-stat: %u VM(s), every %u ms\n", nn, o->interval_ms);
+			stat_view_header(stdout);
+		}
 		stat_view_print(stdout, tn - t0, tn - tb, before, nb, now, nn, o->per_vcpu);
 		acct_vms_release(before, nb);
 		before = now, nb = nn, tb = tn;

@@ -1,0 +1,78 @@
+#!/bin/sh
+# vpmu-stat without a running VM (docs/accounting.md, "Live view" and
+# "Prometheus"): its command line, an empty runtime directory, a socket left by
+# a VMM that died, the textfile, and the exporter's HTTP answers (busybox wget).
+# With VMs: tests/live_stat.t (the client and the exporter's exposition against
+# a live socket) and tests/live-view.t (beside a guest, scraped by Prometheus).
+B=${VPMU_BUILD:-build}
+STAT=$B/bin/vpmu-stat
+tmp=$(mktemp -d) || exit 1
+exp=
+trap '[ -n "$exp" ] && kill "$exp" 2>/dev/null; rm -rf "$tmp"' EXIT
+. tests/tap.sh
+export VPMU_RUNTIME_DIR="$tmp/run"
+mkdir -m 700 "$VPMU_RUNTIME_DIR"
+
+check() { # check WANT-STATUS STDERR-REGEX DESCRIPTION -- ARGS...
+	want=$1 re=$2 what=$3
+	shift 4
+	"$STAT" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq "$want" ] && grep -q -E -- "$re" "$tmp/err"
+	ok $? "$what (status $rc)" "$tmp/err"
+}
+check 2 '^usage: vpmu-stat' "unknown option: usage, status 2" -- --frobnicate
+check 2 "'\.\./x' is not a VM name" "a VM name that is a path: refused" -- ../x
+check 2 '^usage: vpmu-stat' "--count without --interval: usage" -- --count 3
+check 2 '^usage: vpmu-stat' "--top without --interval: usage" -- --top
+check 2 'interval must be a number from 10' "--interval 5: refused" -- --interval 5
+check 2 "--format must be text, domstats, prometheus or json" "an unknown format: refused" -- --format xml
+
+"$STAT" --list >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^NAME' "$tmp/out"; echo $?) \
+	"--list with no VM: the header alone, status 0" "$tmp/err"
+"$STAT" nosuch >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 1 ] && grep -q 'nosuch.sock: No such file' "$tmp/err"; echo $?) "a VM that does not run: status 1, said so" "$tmp/err"
+
+# A socket nobody listens on (a VMM that died): left out of "all", named when asked.
+perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 1) or die' \
+	"$VPMU_RUNTIME_DIR/gone.sock"
+"$STAT" --format prometheus >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 0 ] && ! grep -q . "$tmp/err"; echo $?) "all VMs with a dead VMM's socket there: it is left out quietly" "$tmp/err"
+"$STAT" gone >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 1 ] && grep -q 'its VMM is gone' "$tmp/err"; echo $?) "asked for by name: 'its VMM is gone', status 1" "$tmp/err"
+
+mkdir "$tmp/tf"
+"$STAT" --textfile "$tmp/tf" 2>"$tmp/err"
+ok $([ $? -eq 0 ] && [ "$(ls -A "$tmp/tf")" = vpmu.prom ] && grep -q '^vpmu_exporter_vms 0$' "$tmp/tf/vpmu.prom" &&
+	grep -q '^vpmu_exporter_vm_errors 0$' "$tmp/tf/vpmu.prom"; echo $?) \
+	"--textfile: vpmu.prom alone (no temporary left), no VM (a dead socket is none)" "$tmp/err"
+promtool check metrics <"$tmp/tf/vpmu.prom" >"$tmp/promtool" 2>&1
+ok $? "the textfile is clean under promtool check metrics" "$tmp/promtool"
+"$STAT" --textfile "$tmp/nosuchdir" 2>"$tmp/err"
+ok $([ $? -eq 1 ] && grep -q 'cannot create a file in' "$tmp/err"; echo $?) "--textfile into a missing directory: status 1, said so" "$tmp/err"
+
+port=$((30000 + $$ % 10000))
+while busybox nc -z 127.0.0.1 "$port" 2>/dev/null; do port=$((port + 1)); done
+check 1 "cannot listen on 127.0.0.1:bad|wants ADDR:PORT" "--listen with a bad port: refused" -- --listen 127.0.0.1:bad
+"$STAT" --listen "127.0.0.1:$port" 2>"$tmp/exp.err" &
+exp=$!
+i=0
+while ! busybox nc -z 127.0.0.1 "$port" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+busybox wget -q -S -O "$tmp/metrics" "http://127.0.0.1:$port/metrics" 2>"$tmp/hdr"
+ok $([ $? -eq 0 ] && grep -qi 'Content-Type: text/plain; version=0.0.4' "$tmp/hdr" &&
+	grep -q '^vpmu_exporter_vms 0$' "$tmp/metrics"; echo $?) "--listen: /metrics answers 200 in Prometheus' text format 0.0.4" "$tmp/hdr"
+busybox wget -q -O /dev/null "http://127.0.0.1:$port/other" 2>"$tmp/w404"
+ok $(grep -q '404' "$tmp/w404"; echo $?) "another path: 404" "$tmp/w404"
+# A client that connects and says nothing does not stop the next scrape.
+perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new("127.0.0.1:$ARGV[0]") or die; sleep 3' "$port" &
+idle=$!
+sleep 0.3
+busybox wget -q -O /dev/null "http://127.0.0.1:$port/metrics" 2>"$tmp/w2"
+ok $? "a scrape beside a silent connection is answered" "$tmp/w2"
+kill "$idle" 2>/dev/null
+kill -TERM "$exp"
+wait "$exp"
+ok $? "SIGTERM stops the exporter, status 0" "$tmp/exp.err"
+exp=
+echo "1..$n"
