@@ -18,9 +18,9 @@ WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissin
 CPPFLAGS := -Iinclude -D_GNU_SOURCE
 CFLAGS   := -O2 -g
 
-.PHONY: all build lib acct-lib callgrind timing acct acct-timing acct-callgrind
-all: callgrind timing acct
-build: $(BB)/bench_ops $(BB)/acct_export
+.PHONY: all build lib acct-lib callgrind timing acct acct-timing acct-callgrind scrape
+all: callgrind timing acct scrape
+build: $(BB)/bench_ops $(BB)/acct_export $(BB)/scrape
 
 lib:
 	$(MAKE) --no-print-directory B=$(LIBB) all
@@ -62,3 +62,14 @@ acct-callgrind: $(BB)/acct_export
 			"$$(sed -n 's/^totals: *\([0-9]*\).*/\1/p; s/^summary: *\([0-9]*\).*/\1/p' $(BB)/callgrind.out.acct.$$f | head -n 1)"; \
 	done
 	@echo "# hot spots: callgrind_annotate --inclusive=yes $(BB)/callgrind.out.acct.FORMAT"
+
+# One scrape of vpmu-stat's exporter over 1,000 live sockets (bench/scrape.c).
+SCRAPE_SRC := $(ACCT_SRC) tools/stat_server.c tools/stat_dir.c tools/stat/stat_client.c \
+	      tools/stat/stat_export.c
+$(BB)/scrape: bench/scrape.c $(SCRAPE_SRC) $(wildcard tools/*.h tools/stat/*.h) acct-lib
+	@mkdir -p $(BB)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itools -o $@ bench/scrape.c $(SCRAPE_SRC) \
+		$(LIBB)/lib/libvpmu.a -lmicrohttpd -ljson-c -lxxhash -lpthread
+
+scrape: $(BB)/scrape
+	$(BB)/scrape --runs 11

@@ -1,9 +1,9 @@
 # libFuzzer targets (make fuzz; tests/fuzz.t runs them briefly under make check).
 #   make -f fuzz/fuzz.mk            build every target and run each for FUZZ_SECONDS
 #   make -f fuzz/fuzz.mk build      build only (build/fuzz/fuzz_reg_access, fuzz_trace,
-#                                   fuzz_call, fuzz_host_access, fuzz_image)
+#                                   fuzz_call, fuzz_host_access, fuzz_image, fuzz_acct_json)
 #   make -f fuzz/fuzz.mk run-call   one target (run-reg-access, run-trace, run-call,
-#                                   run-host-access, run-image)
+#                                   run-host-access, run-image, run-acct-json)
 # A crash leaves its input as build/fuzz/crash-* (leak-*, timeout-*) and fails the run;
 # replay it with: build/fuzz/fuzz_trace build/fuzz/crash-...
 CLANG        ?= clang
@@ -15,11 +15,15 @@ CPPFLAGS := -Iinclude -Ivpmu -Itools -D_GNU_SOURCE
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The library is instrumented for coverage too (fuzzer-no-link); only the targets
 # link libFuzzer's main.
-CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link -DVPMU_CONTRACT_CHECKS
+# The glue's KVM ioctl structs end in a flexible array and are followed by their
+# entries, as KVM's api.rst has callers lay them out: a GNU extension clang names.
+CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link -DVPMU_CONTRACT_CHECKS \
+	      -Wno-gnu-variable-sized-type-not-at-end
 LDFLAGS_FUZZ := $(SANFLAGS) -fsanitize=fuzzer
 LDLIBS   := -lxxhash -ljson-c
 
-LIB_SRC  := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c))
+# The KVM glue too: the tools' objects (TOOL_SRC) call into it (live_vm.c).
+LIB_SRC  := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c vmm-glue/*.c))
 TOOL_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
 HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h tools/*.h fuzz/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o)
@@ -29,10 +33,10 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 # memory blow-up as well; leaks are reported (ASan's LSan is on by default).
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FB)/ -print_final_stats=1
 
-.PHONY: all build run run-reg-access run-trace run-call run-host-access run-image
+.PHONY: all build run run-reg-access run-trace run-call run-host-access run-image run-acct-json
 all: run
 build: $(FB)/fuzz_reg_access $(FB)/fuzz_trace $(FB)/fuzz_call $(FB)/fuzz_host_access \
-	$(FB)/fuzz_image
+	$(FB)/fuzz_image $(FB)/fuzz_acct_json
 
 $(FB)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -54,7 +58,19 @@ $(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/guest_boot.o \
 		$(FB)/obj/tools/linux_boot.o $(FB)/obj/tools/boot_x86.o
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^
 
-run: run-reg-access run-trace run-call run-host-access run-image
+$(FB)/fuzz_acct_json: $(FB)/obj/fuzz/fuzz_acct_json.o $(TOOL_OBJ) $(LIB_OBJ)
+	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
+
+run: run-reg-access run-trace run-call run-host-access run-image run-acct-json
+
+# Seeds: the JSON of tests/accounting/two-vcpus.trace (vpmu-trace's).
+run-acct-json: $(FB)/fuzz_acct_json
+	@mkdir -p $(FB)/corpus/acct_json $(FB)/seed/acct_json
+	$(MAKE) --no-print-directory all
+	build/bin/vpmu-trace --accounting=json tests/accounting/two-vcpus.trace \
+		>$(FB)/seed/acct_json/two-vcpus.json 2>/dev/null || true
+	$(FB)/fuzz_acct_json $(FUZZ_OPTS) -max_len=65536 -max_total_time=$(FUZZ_SECONDS) \
+		$(FB)/corpus/acct_json $(FB)/seed/acct_json
 
 # The corpus directory keeps what earlier runs found (libFuzzer adds new inputs to
 # the first directory it is given); no seeds are needed: the header bytes pick the

@@ -5,8 +5,8 @@
 # VPMU_FUZZ_BUILD the build directory (default build/fuzz, fuzz/fuzz.mk's FB).
 SECS=${FUZZ_T_SECONDS:-10}
 FB=${VPMU_FUZZ_BUILD:-build/fuzz}
-TARGETS="fuzz_reg_access fuzz_trace fuzz_call fuzz_host_access fuzz_image"
-echo "1..6"
+TARGETS="fuzz_reg_access fuzz_trace fuzz_call fuzz_host_access fuzz_image fuzz_acct_json"
+echo "1..7"
 
 # not_built: a "not ok" line for each target, after a failed build.
 not_built() {
@@ -36,7 +36,7 @@ else
 fi
 
 # Seeds for the trace fuzzer: the trace corpus and the malformed traces.
-mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2" "$tmp/c3" "$tmp/c4" "$tmp/c5"
+mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2" "$tmp/c3" "$tmp/c4" "$tmp/c5" "$tmp/c6"
 for f in $(find tests/traces tests/bad-traces -name '*.trace'); do
 	cp "$f" "$tmp/seed/$(echo "$f" | tr / _)"
 done
@@ -67,3 +67,9 @@ elfmb 2 96 - - b003e6f4f4 >"$tmp/iseed/elf64"
 mbheader 0x10000 0x100000 0x100000 0 0 0x100000 >"$tmp/iseed/aout"
 printf '\364' >"$tmp/iseed/flat"
 run 6 fuzz_image -max_len=16384 "$tmp/c5" "$tmp/iseed"
+# Seeds for the accounting reader: the JSON of a replayed trace (what a live
+# socket answers, docs/accounting.md).
+mkdir -p "$tmp/jseed"
+"${VPMU_BUILD:-build}/bin/vpmu-trace" --accounting=json tests/accounting/two-vcpus.trace \
+	>"$tmp/jseed/two-vcpus.json" 2>/dev/null || rm -f "$tmp/jseed/two-vcpus.json"
+run 7 fuzz_acct_json -max_len=65536 "$tmp/c6" "$tmp/jseed"

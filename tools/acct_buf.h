@@ -73,6 +73,14 @@ void acct_par2(void (*fn)(void *ctx, unsigned half), void *ctx, size_t vcpus);
 extern size_t acct_par_min_vcpus;
 /* About how many bytes a unit should hold: one write(2) each (acct_buf_units). */
 #define ACCT_UNIT_BYTES (512u * 1024u)
+
+struct acct_vm;
+/* Cuts n VMs into units of about ACCT_UNIT_BYTES, counting bytes_per_vcpu for
+ * each vCPU and as much again for a VM's own lines: *first (malloc'd) gets the
+ * first VM of each unit and n after the last.  Returns how many units (0 for
+ * no VM), or -ENOMEM; *vcpus: all the VMs' vCPUs (acct_buf_units' size). */
+int acct_units_by_vm(const struct acct_vm *vms, unsigned n, size_t bytes_per_vcpu,
+		     unsigned **first, size_t *vcpus);
 /* s[0..n) as a Prometheus label value: \ " and newline escaped, bytes that are
  * not UTF-8 as U+FFFD. */
 void acct_put_esc(struct acct_buf *b, const char *s, size_t n);

@@ -78,47 +78,19 @@ static void dom_unit(void *ctx, unsigned u, struct acct_buf *b)
 	}
 }
 
-/* About ACCT_UNIT_BYTES of VMs per unit (~40 bytes a key); how many units,
- * their starts in first (or only counted: first NULL); vcpus: all of them. */
-static unsigned cut(const struct acct_vm *vms, unsigned n, unsigned *first, size_t *vcpus)
-{
-	unsigned nu = 0;
-	size_t bytes = 0;
-	*vcpus = 0;
-	for (unsigned k = 0; k < n; k++) {
-		if (bytes == 0 && first)
-			first[nu] = k;
-		bytes += (vms[k].nr_vcpus + 1u) * (16u + VPMU_MAX_CTRS / 2 + VPMU_EV_NR) * 40u;
-		*vcpus += vms[k].nr_vcpus;
-		if (bytes >= ACCT_UNIT_BYTES || k + 1 == n) {
-			nu++;
-			bytes = 0;
-		}
-	}
-	if (first)
-		first[nu] = n;
-	return nu;
-}
-
 int acct_write_domstats(FILE *out, const struct acct_vm *vms, unsigned n)
 {
 	struct acct_buf b;
 	struct dom d = { .vms = vms };
 	size_t vcpus;
-	unsigned nu;
-	int err = 0, cerr;
+	int nu, err = 0, cerr;
 	if (!out || (n && !vms))
 		return -EINVAL;
 	if (acct_buf_open(&b, out))
 		return -ENOMEM;
-	nu = cut(vms, n, NULL, &vcpus);
-	d.first = malloc((nu + 1) * sizeof(*d.first));
-	if (!d.first) {
-		err = -ENOMEM;
-	} else {
-		cut(vms, n, d.first, &vcpus);
-		err = acct_buf_units(&b, nu, dom_unit, &d, vcpus);
-	}
+	/* ~40 bytes a key */
+	nu = acct_units_by_vm(vms, n, (16u + VPMU_MAX_CTRS / 2 + VPMU_EV_NR) * 40u, &d.first, &vcpus);
+	err = nu < 0 ? nu : acct_buf_units(&b, (unsigned)nu, dom_unit, &d, vcpus);
 	free(d.first);
 	cerr = acct_buf_close(&b);
 	return err ? err : cerr;

@@ -97,47 +97,19 @@ static void text_unit(void *ctx, unsigned u, struct acct_buf *b)
 	}
 }
 
-/* About ACCT_UNIT_BYTES of VMs per unit (~260 bytes a block); how many
- * units, their starts in first (or only counted: first NULL). */
-static unsigned cut(const struct acct_vm *vms, unsigned n, unsigned *first, size_t *vcpus)
-{
-	unsigned nu = 0;
-	size_t bytes = 0;
-	*vcpus = 0;
-	for (unsigned k = 0; k < n; k++) {
-		if (bytes == 0 && first)
-			first[nu] = k;
-		bytes += (vms[k].nr_vcpus + 1u) * 260u;
-		*vcpus += vms[k].nr_vcpus;
-		if (bytes >= ACCT_UNIT_BYTES || k + 1 == n) {
-			nu++;
-			bytes = 0;
-		}
-	}
-	if (first)
-		first[nu] = n;
-	return nu;
-}
-
 int acct_write_text(FILE *out, const struct acct_vm *vms, unsigned n)
 {
 	struct acct_buf b;
 	struct text x = { .vms = vms };
 	size_t vcpus;
-	unsigned nu;
-	int err = 0, cerr;
+	int nu, err = 0, cerr;
 	if (!out || (n && !vms))
 		return -EINVAL;
 	if (acct_buf_open(&b, out))
 		return -ENOMEM;
-	nu = cut(vms, n, NULL, &vcpus);
-	x.first = malloc((nu + 1) * sizeof(*x.first));
-	if (!x.first)
-		err = -ENOMEM;
-	else
-		cut(vms, n, x.first, &vcpus);
-	if (x.first)
-		err = acct_buf_units(&b, nu, text_unit, &x, vcpus);
+	/* ~260 bytes a block */
+	nu = acct_units_by_vm(vms, n, 260u, &x.first, &vcpus);
+	err = nu < 0 ? nu : acct_buf_units(&b, (unsigned)nu, text_unit, &x, vcpus);
 	free(x.first);
 	cerr = acct_buf_close(&b);
 	return err ? err : cerr;

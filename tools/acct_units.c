@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "acct_buf.h"
+#include "acct_snapshot.h"
 
 size_t acct_par_min_vcpus = 256;
 
@@ -202,4 +203,27 @@ int acct_buf_units(struct acct_buf *b, unsigned n, acct_unit_fn fn, void *ctx, s
 	for (unsigned k = 0; single && k < n && !b->err; k++)
 		fn(ctx, k, b);
 	return b->err;
+}
+
+int acct_units_by_vm(const struct acct_vm *vms, unsigned n, size_t bytes_per_vcpu,
+		     unsigned **first, size_t *vcpus)
+{
+	unsigned nu = 0;
+	size_t bytes = 0;
+	*first = malloc(((size_t)n + 1) * sizeof(**first));
+	if (!*first)
+		return -ENOMEM;
+	*vcpus = 0;
+	for (unsigned k = 0; k < n; k++) {
+		if (bytes == 0)
+			(*first)[nu] = k;
+		bytes += (vms[k].nr_vcpus + 1u) * bytes_per_vcpu;
+		*vcpus += vms[k].nr_vcpus;
+		if (bytes >= ACCT_UNIT_BYTES || k + 1 == n) {
+			nu++;
+			bytes = 0;
+		}
+	}
+	(*first)[nu] = n;
+	return (int)nu;
 }

@@ -11,7 +11,7 @@
 
 #include "stat_dir.h"
 
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
+int stat_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
 	if (err && errlen) {
 		va_list ap;
@@ -47,18 +47,18 @@ int stat_dir_get(char *dir, size_t dirsize, bool create, char *err, size_t errle
 	else
 		n = snprintf(dir, dirsize, "/run/vpmu");
 	if (n < 0 || (size_t)n >= dirsize)
-		return fail(err, errlen, ENAMETOOLONG, "runtime directory name too long");
+		return stat_fail(err, errlen, ENAMETOOLONG, "runtime directory name too long");
 	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return fail(err, errlen, errno, "cannot create %s: %s", dir, strerror(errno));
+		return stat_fail(err, errlen, errno, "cannot create %s: %s", dir, strerror(errno));
 	struct stat st;
 	if (stat(dir, &st) < 0)
-		return fail(err, errlen, errno, "%s: %s", dir, strerror(errno));
+		return stat_fail(err, errlen, errno, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return fail(err, errlen, ENOTDIR, "%s is not a directory", dir);
+		return stat_fail(err, errlen, ENOTDIR, "%s is not a directory", dir);
 	/* Sockets of one owner's VMs: a directory others can write to or enter
 	 * could hold another user's socket under a VM's name. */
 	if (create && (st.st_uid != geteuid() || (st.st_mode & 077)))
-		return fail(err, errlen, EPERM, "%s must be owned by uid %u with mode 0700 (it is "
+		return stat_fail(err, errlen, EPERM, "%s must be owned by uid %u with mode 0700 (it is "
 			    "uid %u, mode %03o)", dir, (unsigned)geteuid(), (unsigned)st.st_uid,
 			    (unsigned)(st.st_mode & 0777));
 	return 0;

@@ -24,6 +24,11 @@ bool stat_name_valid(const char *name);
  * message in err. */
 int stat_dir_get(char *dir, size_t dirsize, bool create, char *err, size_t errlen);
 
+/* The live socket's code reports errors as -e with a message in err (errlen
+ * bytes; err may be NULL): returns -e. */
+int stat_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* dir/NAME.sock into path; -ENAMETOOLONG past sun_path's size. */
 int stat_sock_path(char *path, size_t size, const char *dir, const char *name);
 

@@ -48,17 +48,6 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -e;
-}
-
 static void drop(struct client *c)
 {
 	close(c->fd);
@@ -233,19 +222,19 @@ int stat_server_start(const char *path, stat_snapshot_fn fn, void *ctx, struct s
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (!path || !fn || !out || strlen(path) >= sizeof(sa.sun_path))
-		return fail(err, errlen, EINVAL, "bad socket path");
+		return stat_fail(err, errlen, EINVAL, "bad socket path");
 	struct stat st;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
-			return fail(err, errlen, EEXIST, "%s exists and is not a socket", path);
+			return stat_fail(err, errlen, EEXIST, "%s exists and is not a socket", path);
 		if (sock_alive(path))
-			return fail(err, errlen, EADDRINUSE, "a VM with this name is running (%s answers)",
+			return stat_fail(err, errlen, EADDRINUSE, "a VM with this name is running (%s answers)",
 				    path);
 		unlink(path);
 	}
 	struct stat_server *s = calloc(1, sizeof(*s));
 	if (!s)
-		return fail(err, errlen, ENOMEM, "out of memory");
+		return stat_fail(err, errlen, ENOMEM, "out of memory");
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	s->fn = fn;
@@ -257,14 +246,14 @@ int stat_server_start(const char *path, stat_snapshot_fn fn, void *ctx, struct s
 	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		e = errno;
-		fail(err, errlen, e, "cannot bind %s: %s", path, strerror(e));
+		stat_fail(err, errlen, e, "cannot bind %s: %s", path, strerror(e));
 	} else if (chmod(path, 0600) < 0 || listen(s->lfd, STAT_MAX_CLIENTS) < 0 ||
 		   pipe2(s->stop, O_CLOEXEC) < 0) {
 		e = errno;
-		fail(err, errlen, e, "cannot listen on %s: %s", path, strerror(e));
+		stat_fail(err, errlen, e, "cannot listen on %s: %s", path, strerror(e));
 		unlink(path);
 	} else if ((e = pthread_create(&s->thread, NULL, serve, s))) {
-		fail(err, errlen, e, "cannot start the server thread: %s", strerror(e));
+		stat_fail(err, errlen, e, "cannot start the server thread: %s", strerror(e));
 		unlink(path);
 	}
 	if (e) {

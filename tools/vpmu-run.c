@@ -28,6 +28,7 @@
 #include "vpmu/vpmu.h"
 #include "../vmm-glue/guest_abi.h"
 #include "accounting.h"
+#include "cli.h"
 #include "live_vm.h"
 #include "stat_dir.h"
 #include "acct_formats.h"
@@ -115,18 +116,6 @@ static void usage(void)
 	exit(2);
 }
 
-static unsigned parse_uint(const char *s, const char *what, unsigned lo, unsigned hi)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || !*s || v < lo || v > hi) {
-		fprintf(stderr, "vpmu-run: %s must be a number from %u to %u, not '%s'\n", what, lo, hi, s);
-		exit(2);
-	}
-	return (unsigned)v;
-}
-
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){ .model = "p6", .backend = "perf", .append = "", .vcpus = 1,
@@ -137,15 +126,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		if (!strcmp(a, "--model") && more)
 			o->model = argv[++i];
 		else if (!strcmp(a, "--vcpus") && more)
-			o->vcpus = parse_uint(argv[++i], "--vcpus", 1, MAX_VCPUS);
+			o->vcpus = cli_uint("vpmu-run", argv[++i], "--vcpus", 1, MAX_VCPUS);
 		else if (!strcmp(a, "--cpumodel") && more)
-			o->cpumodel = (int)parse_uint(argv[++i], "--cpumodel", 0, 255);
+			o->cpumodel = (int)cli_uint("vpmu-run", argv[++i], "--cpumodel", 0, 255);
 		else if (!strcmp(a, "--stepping") && more)
-			o->stepping = (int)parse_uint(argv[++i], "--stepping", 0, 15);
+			o->stepping = (int)cli_uint("vpmu-run", argv[++i], "--stepping", 0, 15);
 		else if (!strcmp(a, "--mem") && more)
-			o->mem_mb = parse_uint(argv[++i], "--mem", 2, 3072), o->mem_given = true;
+			o->mem_mb = cli_uint("vpmu-run", argv[++i], "--mem", 2, 3072), o->mem_given = true;
 		else if (!strcmp(a, "--timeout") && more)
-			o->timeout_s = parse_uint(argv[++i], "--timeout", 1, 86400);
+			o->timeout_s = cli_uint("vpmu-run", argv[++i], "--timeout", 1, 86400);
 		else if (!strcmp(a, "--backend") && more)
 			o->backend = argv[++i];
 		else if (!strcmp(a, "--append") && more)

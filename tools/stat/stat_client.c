@@ -1,28 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Asking a running VM for its accounting (stat_client.h). */
 #include <dirent.h>
+#include <poll.h>
+#include <time.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "stat_client.h"
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -e;
-}
 
 static int by_name(const void *a, const void *b)
 {
@@ -34,7 +24,7 @@ int stat_list(const char *dir, char (**names)[STAT_NAME_MAX + 1], char *err, siz
 	DIR *d = opendir(dir);
 	*names = NULL;
 	if (!d)
-		return fail(err, errlen, errno, "%s: %s", dir, strerror(errno));
+		return stat_fail(err, errlen, errno, "%s: %s", dir, strerror(errno));
 	unsigned n = 0, cap = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -55,7 +45,7 @@ int stat_list(const char *dir, char (**names)[STAT_NAME_MAX + 1], char *err, siz
 				free(*names);
 				*names = NULL;
 				closedir(d);
-				return fail(err, errlen, ENOMEM, "out of memory");
+				return stat_fail(err, errlen, ENOMEM, "out of memory");
 			}
 			*names = p;
 		}
@@ -67,104 +57,154 @@ int stat_list(const char *dir, char (**names)[STAT_NAME_MAX + 1], char *err, siz
 	return (int)n;
 }
 
-/* The whole answer, up to STAT_ANSWER_MAX bytes. */
-static int ask(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+/*
+ * Asking many VMs at once: a VM answers when its vCPU threads have (tens of
+ * ms when one must be kicked out of the guest: tools/live_vm.h), so an
+ * exporter that asked 1,000 VMs one after another would wait for each in turn.
+ * Up to STAT_FETCH_PARALLEL sockets are open at a time, all polled.
+ */
+struct ask {
+	const char *name;
+	int fd;
+	char *buf;
+	size_t len, cap;
+	int r;                       /* 0 done, -errno failed, 1 waiting */
+	char err[200];
+};
+
+static void ask_start(struct ask *q, const char *dir)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return fail(err, errlen, errno, "socket: %s", strerror(errno));
-	struct timeval tv = { STAT_CLIENT_TIMEOUT_S, 0 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	char path[512];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		close(fd);
-		return fail(err, errlen, ENAMETOOLONG, "%s: path too long for a socket", path);
+	q->fd = -1;
+	q->r = 1;
+	if (!stat_name_valid(q->name)) {
+		q->r = stat_fail(q->err, sizeof(q->err), EINVAL, "'%s' is not a VM name", q->name);
+		return;
+	}
+	if (stat_sock_path(path, sizeof(path), dir, q->name) < 0 || strlen(path) >= sizeof(sa.sun_path)) {
+		q->r = stat_fail(q->err, sizeof(q->err), ENAMETOOLONG, "socket path too long");
+		return;
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-		close(fd);
-		return fail(err, errlen, e, "%s: %s", path,
-			    e == ECONNREFUSED ? "nothing answers (its VMM is gone)" : strerror(e));
+	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (q->fd < 0) {
+		q->r = stat_fail(q->err, sizeof(q->err), errno, "socket: %s", strerror(errno));
+		return;
 	}
+	/* Blocking: a Unix socket's connect and a 9-byte request do not wait
+	 * on the server (its backlog, its socket buffer). */
 	size_t rl = strlen(STAT_REQUEST);
-	if (send(fd, STAT_REQUEST, rl, MSG_NOSIGNAL) != (ssize_t)rl) {
+	if (connect(q->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+		q->r = stat_fail(q->err, sizeof(q->err), e, "%s: %s", path,
+				 e == ECONNREFUSED ? "nothing answers (its VMM is gone)" : strerror(e));
+	} else if (send(q->fd, STAT_REQUEST, rl, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)rl) {
 		int e = errno ? errno : EIO;
-		close(fd);
-		return fail(err, errlen, e, "%s: cannot send the request: %s", path, strerror(e));
+		q->r = stat_fail(q->err, sizeof(q->err), e, "%s: cannot send the request: %s", path,
+				 strerror(e));
 	}
-	size_t cap = 64 << 10, n = 0;
-	char *b = malloc(cap + 1);
-	for (;;) {
-		if (!b) {
-			close(fd);
-			return fail(err, errlen, ENOMEM, "out of memory");
+}
+
+/* More of the answer; the whole of it once the server closes. */
+static void ask_read(struct ask *q)
+{
+	if (q->len == q->cap) {
+		if (q->cap >= STAT_ANSWER_MAX) {
+			q->r = stat_fail(q->err, sizeof(q->err), EPROTO, "answer over %u bytes",
+					 STAT_ANSWER_MAX);
+			return;
 		}
-		ssize_t r = recv(fd, b + n, cap - n, 0);
+		size_t cap = q->cap ? q->cap * 2 : 64 << 10;
+		char *nb = realloc(q->buf, cap + 1);
+		if (!nb) {
+			q->r = stat_fail(q->err, sizeof(q->err), ENOMEM, "out of memory");
+			return;
+		}
+		q->buf = nb;
+		q->cap = cap;
+	}
+	ssize_t r = recv(q->fd, q->buf + q->len, q->cap - q->len, MSG_DONTWAIT);
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r < 0) {
+		q->r = stat_fail(q->err, sizeof(q->err), errno, "%s", strerror(errno));
+	} else if (r == 0) {
+		q->buf[q->len] = '\0';
+		q->r = 0;
+	} else {
+		q->len += (size_t)r;
+	}
+}
+
+/* The answer as one snapshot into out (q->r: 0 or -EPROTO). */
+static void ask_parse(struct ask *q, struct acct_vm *out)
+{
+	struct acct_vm *vms = NULL;
+	unsigned n = 0;
+	char why[160];
+	if (!strncmp(q->buf, "error: ", 7)) {
+		q->buf[strcspn(q->buf, "\n")] = '\0';
+		q->r = stat_fail(q->err, sizeof(q->err), EPROTO, "the VM said %s", q->buf);
+		return;
+	}
+	int r = acct_read_json(q->buf, q->len, &vms, &n, why, sizeof(why));
+	if (r < 0 || n != 1) {
 		if (r == 0)
-			break;
-		if (r < 0) {
-			int e = errno == EAGAIN ? ETIMEDOUT : errno;
-			free(b);
-			close(fd);
-			return fail(err, errlen, e, "%s: %s", path,
-				    e == ETIMEDOUT ? "no answer in time" : strerror(e));
-		}
-		n += (size_t)r;
-		if (n == cap) {
-			if (cap >= STAT_ANSWER_MAX) {
-				free(b);
-				close(fd);
-				return fail(err, errlen, EPROTO, "%s: answer over %u bytes", path,
-					    STAT_ANSWER_MAX);
-			}
-			cap *= 2;
-			char *nb = realloc(b, cap + 1);
-			if (!nb)
-				free(b);
-			b = nb;
-		}
+			acct_vms_release(vms, n);
+		q->r = stat_fail(q->err, sizeof(q->err), EPROTO, "bad answer: %s",
+				 r < 0 ? why : "not exactly one VM");
+		return;
 	}
-	close(fd);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
+	*out = vms[0];
+	free(vms);   /* the one snapshot moved to *out */
+}
+
+/* Asks the n VMs of q (n <= STAT_FETCH_PARALLEL) at once; q[i].r says how
+ * each went, out[i] holds the snapshots of those with 0. */
+static void ask_all(const char *dir, struct ask *q, unsigned n, struct acct_vm *out)
+{
+	struct pollfd pf[STAT_FETCH_PARALLEL];
+	struct timespec t0, t;
+	for (unsigned i = 0; i < n; i++)
+		ask_start(&q[i], dir);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		unsigned waiting = 0;
+		for (unsigned i = 0; i < n; i++) {
+			pf[i] = (struct pollfd){ .fd = q[i].r == 1 ? q[i].fd : -1, .events = POLLIN };
+			waiting += q[i].r == 1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = STAT_CLIENT_TIMEOUT_S * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
+							     (t.tv_nsec - t0.tv_nsec) / 1000000L);
+		if (!waiting || left <= 0)
+			break;
+		if (poll(pf, n, (int)left) < 0 && errno != EINTR)
+			break;
+		for (unsigned i = 0; i < n; i++)
+			if (q[i].r == 1 && pf[i].revents)
+				ask_read(&q[i]);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (q[i].r == 1)
+			q[i].r = stat_fail(q[i].err, sizeof(q[i].err), ETIMEDOUT, "no answer within %d s",
+					   STAT_CLIENT_TIMEOUT_S);
+		if (q[i].r == 0)
+			ask_parse(&q[i], &out[i]);
+		if (q[i].fd >= 0)
+			close(q[i].fd);
+		free(q[i].buf);
+	}
 }
 
 int stat_fetch(const char *dir, const char *name, struct acct_vm *out, char *err, size_t errlen)
 {
-	char path[512];
-	if (!stat_name_valid(name))
-		return fail(err, errlen, EINVAL, "'%s' is not a VM name", name);
-	if (stat_sock_path(path, sizeof(path), dir, name) < 0)
-		return fail(err, errlen, ENAMETOOLONG, "socket path too long");
-	char *buf = NULL;
-	size_t len = 0;
-	int r = ask(path, &buf, &len, err, errlen);
-	if (r < 0)
-		return r;
-	if (!strncmp(buf, "error: ", 7)) {
-		buf[strcspn(buf, "\n")] = '\0';
-		fail(err, errlen, EPROTO, "%s: the VM said %s", name, buf);
-		free(buf);
-		return -EPROTO;
-	}
-	struct acct_vm *vms = NULL;
-	unsigned n = 0;
-	char why[200];
-	r = acct_read_json(buf, len, &vms, &n, why, sizeof(why));
-	free(buf);
-	if (r < 0 || n != 1) {
-		if (r == 0)
-			acct_vms_release(vms, n);
-		return fail(err, errlen, EPROTO, "%s: bad answer: %s", name,
-			    r < 0 ? why : "not exactly one VM");
-	}
-	*out = vms[0];
-	free(vms);   /* the one snapshot moved to *out */
-	return 0;
+	struct ask q = { .name = name };
+	ask_all(dir, &q, 1, out);
+	if (q.r < 0)
+		stat_fail(err, errlen, -q.r, "%s: %s", name, q.err);
+	return q.r;
 }
 
 int stat_fetch_all(const char *dir, char *const *names, unsigned nnames, struct acct_vm **vms,
@@ -190,20 +230,26 @@ int stat_fetch_all(const char *dir, char *const *names, unsigned nnames, struct 
 		free(listed);
 		return -ENOMEM;
 	}
+	struct ask q[STAT_FETCH_PARALLEL];
 	unsigned got = 0;
-	for (unsigned i = 0; i < want; i++) {
-		const char *name = nnames ? names[i] : listed[i];
-		int r = stat_fetch(dir, name, &out[got], err, sizeof(err));
-		if (r == 0) {
-			got++;
-			continue;
+	for (unsigned i0 = 0; i0 < want; i0 += STAT_FETCH_PARALLEL) {
+		unsigned nb = want - i0 < STAT_FETCH_PARALLEL ? want - i0 : STAT_FETCH_PARALLEL;
+		struct acct_vm snap[STAT_FETCH_PARALLEL];
+		for (unsigned i = 0; i < nb; i++)
+			q[i] = (struct ask){ .name = nnames ? names[i0 + i] : listed[i0 + i] };
+		ask_all(dir, q, nb, snap);
+		for (unsigned i = 0; i < nb; i++) {
+			if (q[i].r == 0) {
+				out[got++] = snap[i];
+				continue;
+			}
+			/* A socket left by a VMM that died is not news when listing
+			 * all: no VM runs there. */
+			if (!nnames && q[i].r == -ECONNREFUSED)
+				continue;
+			(*failed)++;
+			fprintf(log, "vpmu-stat: %s: %s\n", q[i].name, q[i].err);
 		}
-		/* A socket left by a VMM that died is not news when listing all:
-		 * no VM runs there. */
-		if (!nnames && r == -ECONNREFUSED)
-			continue;
-		(*failed)++;
-		fprintf(log, "vpmu-stat: %s: %s\n", name, err);
 	}
 	free(listed);
 	*vms = out;

@@ -10,6 +10,7 @@
 
 #define STAT_CLIENT_TIMEOUT_S 5
 #define STAT_ANSWER_MAX (16u << 20)   /* a snapshot of 64 vCPUs is ~100 KB */
+#define STAT_FETCH_PARALLEL 64        /* VMs asked at once (file descriptors) */
 
 /* The names of the VMs with a socket in dir, sorted; *names is malloc'd
  * (STAT_NAME_MAX + 1 bytes each).  Returns how many, or -errno. */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "stat_client.h"
 #include "stat_export.h"
 #include "stat_view.h"
@@ -45,19 +46,6 @@ static void usage(void)
 	exit(2);
 }
 
-static unsigned parse_uint(const char *s, const char *what, unsigned lo, unsigned hi)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || !*s || v < lo || v > hi) {
-		fprintf(stderr, "vpmu-stat: %s must be a number from %u to %u, not '%s'\n", what, lo,
-			hi, s);
-		exit(2);
-	}
-	return (unsigned)v;
-}
-
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){ .format = ACCT_TEXT };
@@ -79,9 +67,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--top")) {
 			o->top = true;
 		} else if (!strcmp(a, "--interval") && more) {
-			o->interval_ms = parse_uint(argv[++i], "--interval", 10, 3600000);
+			o->interval_ms = cli_uint("vpmu-stat", argv[++i], "--interval", 10, 3600000);
 		} else if (!strcmp(a, "--count") && more) {
-			o->count = parse_uint(argv[++i], "--count", 1, 1000000000);
+			o->count = cli_uint("vpmu-stat", argv[++i], "--count", 1, 1000000000);
 		} else if (!strcmp(a, "--listen") && more) {
 			o->listen = argv[++i];
 		} else if (!strcmp(a, "--textfile") && more) {
