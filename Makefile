@@ -88,6 +88,14 @@ $(B)/tests/acct_typed_params: $(B)/obj/tests/unit/acct_typed_params.o $(VIRT_SRC
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(VIRT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
 
+# vpmu-run's own parts (tools/run/: its port I/O and ucalls) with its main.
+RUN_SRC := $(wildcard tools/run/*.c)
+$(RUN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tools/vpmu-run.o: $(wildcard tools/run/*.h)
+$(B)/bin/vpmu-run: $(B)/obj/tools/vpmu-run.o $(RUN_SRC:%.c=$(B)/obj/%.o) $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) \
+		$(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
+
 # vpmu-stat (tools/stat/: the live view and the Prometheus exporter) is the
 # one program with libmicrohttpd, which has no usable static link in Debian.
 STAT_SRC := $(wildcard tools/stat/*.c)

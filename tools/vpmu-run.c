@@ -38,65 +38,8 @@
 #include "guest_boot.h"
 #include "linux_boot.h"
 #include "mptable.h"
+#include "run/vpmu_run.h"
 
-#define KICK_SIGNAL SIGUSR1
-#define EXIT_TIMEOUT 124
-#define EXIT_VMM_ERROR 125
-#define EXIT_GUEST_HIGH 126   /* the guest's own status was 124 or more (stderr says which) */
-#define MAX_VCPUS 16
-
-struct opts {
-	const char *model, *backend, *image, *append;
-	const char *kernel, *initrd;   /* --kernel bzImage [--initrd FILE]: a Linux guest */
-	bool mem_given;
-	bool console_input;  /* stdin feeds COM1's receiver (--console-input; a terminal by default) */
-	unsigned vcpus, mem_mb, timeout_s;
-	int cpumodel, stepping;   /* CPUID overrides; -1: the model's default */
-	bool strict, tap;
-	bool no_host_pmu;  /* --no-host-pmu: the perf backend's task clock even on a host PMU */
-	bool null_pmu;     /* --null-pmu: the guest may switch its PMU MSR exits to a handler
-	                      that does nothing (VPMU_UCALL_NULL_PMU, bench/kvm-exits.sh) */
-	enum acct_format accounting;  /* --accounting FORMAT at exit (docs/accounting.md) */
-	const char *name;  /* --name NAME: the live accounting socket (vpmu-stat) */
-};
-
-struct vcpu_ctx {
-	struct run *rn;
-	unsigned index;
-	int fd;
-	struct kvm_run *run;
-	struct vpmu_vcpu *vcpu;
-	struct vpmu_kvm_vcpu *kv;
-	pthread_t thread;
-	bool null_now;     /* PMU MSR exits answered by null_pmu_run (VPMU_UCALL_NULL_PMU) */
-	char err[VPMU_KVM_ERRLEN];
-};
-
-struct run {
-	struct opts o;
-	int kvm, vm;
-	uint8_t *mem;
-	size_t mem_size;
-	size_t run_size;
-	struct vpmu_host *host;
-	struct vpmu_vm *pvm;
-	struct vpmu_sim *sim;
-	struct vpmu_perf *perf;
-	struct vcpu_ctx cpu[MAX_VCPUS];
-	struct timespec t0;
-	/* The end of the run: the first vCPU to finish (exit port, error) sets it. */
-	pthread_mutex_t lock;
-	pthread_cond_t done_cv;
-	bool done;
-	unsigned ready;    /* vCPU threads set up (under lock): the live socket waits for all */
-	int status;
-	char why[256];
-	unsigned cases, failed_cases;
-	FILE *console;   /* serial output: stdout, or stderr in --tap mode */
-	struct uart com1;  /* the serial port (under lock) */
-	struct rtc cmos;   /* the CMOS clock (under lock) */
-	bool com1_irq;     /* its interrupt line as last set with KVM_IRQ_LINE */
-};
 
 static void usage(void)
 {
@@ -192,7 +135,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 }
 
 /* Ends the run with `status` (the first caller wins) and kicks every vCPU. */
-static void finish(struct run *rn, int status, const char *fmt, ...)
+void run_finish(struct run *rn, int status, const char *fmt, ...)
 {
 	pthread_mutex_lock(&rn->lock);
 	if (!rn->done) {
@@ -212,211 +155,12 @@ static void finish(struct run *rn, int status, const char *fmt, ...)
 			pthread_kill(rn->cpu[i].thread, KICK_SIGNAL);
 }
 
-static bool run_done(struct run *rn)
+bool run_done(struct run *rn)
 {
 	pthread_mutex_lock(&rn->lock);
 	bool d = rn->done;
 	pthread_mutex_unlock(&rn->lock);
 	return d;
-}
-
-/* A guest string: NUL-terminated within guest memory and VPMU_UCALL_STR_MAX. */
-static const char *guest_str(struct run *rn, uint32_t gpa)
-{
-	if (gpa >= rn->mem_size)
-		return NULL;
-	size_t max = rn->mem_size - gpa < VPMU_UCALL_STR_MAX ? rn->mem_size - gpa : VPMU_UCALL_STR_MAX;
-	const char *s = (const char *)rn->mem + gpa;
-	return memchr(s, '\0', max) ? s : NULL;
-}
-
-static double elapsed_s(const struct run *rn)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - rn->t0.tv_sec) + (double)(t.tv_nsec - rn->t0.tv_nsec) / 1e9;
-}
-
-static void ucall(struct vcpu_ctx *c, uint32_t gpa)
-{
-	struct run *rn = c->rn;
-	struct vpmu_ucall u;
-	if (gpa > rn->mem_size || rn->mem_size - gpa < sizeof(u)) {
-		finish(rn, EXIT_VMM_ERROR, "vCPU %u: ucall record at 0x%x is outside guest memory",
-		       c->index, gpa);
-		return;
-	}
-	memcpy(&u, rn->mem + gpa, sizeof(u));
-	const char *s = guest_str(rn, u.str);
-	if (!s) {
-		finish(rn, EXIT_VMM_ERROR, "vCPU %u: ucall string at 0x%x is not NUL-terminated in "
-		       "guest memory", c->index, u.str);
-		return;
-	}
-	pthread_mutex_lock(&rn->lock);
-	switch (u.cmd) {
-	case VPMU_UCALL_DIAG:
-		printf("# %s\n", s);
-		break;
-	case VPMU_UCALL_CASE:
-		rn->cases++;
-		rn->failed_cases += u.arg == VPMU_CASE_FAIL;
-		printf("%s %u - %s\n", u.arg == VPMU_CASE_FAIL ? "not ok" : "ok", rn->cases, s);
-		break;
-	case VPMU_UCALL_MARK: {
-		uint64_t mask;
-		struct vpmu_totals t;
-		vpmu_vcpu_totals(c->vcpu, &t);
-		printf("# mark vCPU %u %s: guest value %" PRIu64 ", host %.6f s, PMIs raised %" PRIu64
-		       "%s\n", c->index, s, u.arg, elapsed_s(rn), t.pmis,
-		       vpmu_vcpu_pmi_pending(c->vcpu, &mask) ? " (one pending)" : "");
-		break;
-	}
-	case VPMU_UCALL_RDPMC_MODE:
-		/* The answer goes into the record: the guest reads it after its OUT. */
-		u.arg = (uint64_t)vpmu_kvm_vcpu_rdpmc(c->kv);
-		memcpy(rn->mem + gpa, &u, sizeof(u));
-		break;
-	case VPMU_UCALL_NULL_PMU:
-		/* The bench's baseline, in the same run: the vPMU is paused (switched
-		 * out) while the null handler answers, so libvpmu is not on the path. */
-		if (!rn->o.null_pmu) {
-			printf("# vCPU %u: null PMU handler refused (vpmu-run --null-pmu allows it)\n",
-			       c->index);
-			break;
-		}
-		if (u.arg && !c->null_now)
-			vpmu_kvm_vcpu_pause(c->kv);
-		c->null_now = u.arg != 0;
-		break;
-	default:
-		printf("# vCPU %u: unknown ucall %u ignored\n", c->index, u.cmd);
-	}
-	fflush(stdout);
-	pthread_mutex_unlock(&rn->lock);
-}
-
-/* COM1's interrupt line to the in-kernel PIC/IOAPIC when it moved (under lock). */
-static void com1_irq_update(struct run *rn)
-{
-	bool line = uart__irq_line(&rn->com1);
-	if (line != rn->com1_irq) {
-		struct kvm_irq_level irq = { .irq = UART_COM1_IRQ, .level = line };
-		if (ioctl(rn->vm, KVM_IRQ_LINE, &irq) == 0)
-			rn->com1_irq = line;
-	}
-}
-
-/* COM1 (dev_uart.h): an access under the run's lock, and what it prints to the
- * console. */
-static uint32_t com1_access(struct run *rn, unsigned off, bool in, uint8_t v)
-{
-	uint32_t r = 0;
-	pthread_mutex_lock(&rn->lock);
-	if (in) {
-		r = uart__in(&rn->com1, off);
-	} else {
-		int out = uart__out(&rn->com1, off, v);
-		if (out >= 0) {
-			fputc(out, rn->console);
-			if (out == '\n')
-				fflush(rn->console);
-		}
-	}
-	com1_irq_update(rn);
-	pthread_mutex_unlock(&rn->lock);
-	return r;
-}
-
-/* Console input (console_input.h): into COM1's receiver once the guest's driver
- * listens (its received-data interrupt is on). */
-static unsigned com1_input(void *arg, const uint8_t *bytes, unsigned n)
-{
-	struct run *rn = arg;
-	unsigned took = 0;
-	pthread_mutex_lock(&rn->lock);
-	if (uart__rx_ready(&rn->com1)) {
-		took = uart__input(&rn->com1, bytes, n);
-		com1_irq_update(rn);
-	}
-	pthread_mutex_unlock(&rn->lock);
-	return took;
-}
-
-static uint32_t cmos_access(struct run *rn, unsigned port, bool in, uint8_t v)
-{
-	uint32_t r = 0;
-	pthread_mutex_lock(&rn->lock);
-	if (in)
-		r = rtc__in(&rn->cmos, port, time(NULL));
-	else
-		rtc__out(&rn->cmos, port, v, time(NULL));
-	pthread_mutex_unlock(&rn->lock);
-	return r;
-}
-
-/* Port I/O: a PC with COM1, the CMOS clock, the exit port and the test port
- * (the PIT is KVM's). */
-static void handle_io(struct vcpu_ctx *c)
-{
-	struct kvm_run *run = c->run;
-	uint8_t *data = (uint8_t *)run + run->io.data_offset;
-	uint16_t port = run->io.port;
-	for (uint32_t k = 0; k < run->io.count; k++, data += run->io.size) {
-		uint32_t v = 0;
-		memcpy(&v, data, run->io.size < 4 ? run->io.size : 4);
-		bool com1 = port >= UART_COM1_BASE && port < UART_COM1_BASE + 8;
-		bool cmos = port == RTC_PORT_INDEX || port == RTC_PORT_DATA;
-		if (run->io.direction == KVM_EXIT_IO_IN) {
-			uint32_t in = com1 ? com1_access(c->rn, port - UART_COM1_BASE, true, 0)
-				    : cmos ? cmos_access(c->rn, port, true, 0) : 0xFFFFFFFF;
-			memcpy(data, &in, run->io.size < 4 ? run->io.size : 4);
-		} else if (com1) {
-			com1_access(c->rn, port - UART_COM1_BASE, false, (uint8_t)v);
-		} else if (cmos) {
-			cmos_access(c->rn, port, false, (uint8_t)v);
-		} else if (port == VPMU_PORT_EXIT) {
-			/* A guest's status must not read as vpmu-run's own (124, 125). */
-			int st = (int)(v & 0xFF);
-			if (st >= EXIT_TIMEOUT)
-				finish(c->rn, EXIT_GUEST_HIGH, "the guest exited with status %d, reported "
-				       "as %d (124 and 125 are vpmu-run's own)", st, EXIT_GUEST_HIGH);
-			else
-				finish(c->rn, st, NULL);
-		} else if (port == VPMU_PORT_UCALL && run->io.size == 4) {
-			ucall(c, v);
-		}
-	}
-}
-
-static void report_exit(struct vcpu_ctx *c)
-{
-	struct kvm_run *run = c->run;
-	struct kvm_regs r;
-	memset(&r, 0, sizeof(r));
-	ioctl(c->fd, KVM_GET_REGS, &r);
-	switch (run->exit_reason) {
-	case KVM_EXIT_SHUTDOWN:
-		/* Linux with reboot=t ends with a triple fault: its normal end. */
-		if (c->rn->o.kernel)
-			finish(c->rn, 0, "the guest rebooted (a triple fault at RIP 0x%llx: Linux's "
-			       "reboot=t)", (unsigned long long)r.rip);
-		else
-			finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: guest shut down (triple fault) at "
-			       "EIP 0x%llx", c->index, (unsigned long long)r.rip);
-		break;
-	case KVM_EXIT_INTERNAL_ERROR:
-		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: KVM internal error, suberror %u, at EIP 0x%llx",
-		       c->index, run->internal.suberror, (unsigned long long)r.rip);
-		break;
-	case KVM_EXIT_FAIL_ENTRY:
-		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: VM entry failed, reason 0x%llx", c->index,
-		       (unsigned long long)run->fail_entry.hardware_entry_failure_reason);
-		break;
-	default:
-		finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: unexpected KVM exit %u at EIP 0x%llx",
-		       c->index, run->exit_reason, (unsigned long long)r.rip);
-	}
 }
 
 /* The same MSR exits (the glue's filter) answered by a handler that does
@@ -459,7 +203,7 @@ static void *vcpu_thread(void *arg)
 		 * the refusal was logged (perf_log) and shows in the accounting. */
 		fprintf(stderr, "vpmu-run: vCPU %u runs without a task clock\n", c->index);
 	if (vpmu_kvm_vcpu_setup(rn->vm, c->fd, c->run, c->vcpu, KICK_SIGNAL, &c->kv, c->err) < 0) {
-		finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
+		run_finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
 		return NULL;
 	}
 	pthread_mutex_lock(&rn->lock);
@@ -479,12 +223,12 @@ static void *vcpu_thread(void *arg)
 		if (r == -EINTR)
 			continue;
 		if (r < 0) {
-			finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
+			run_finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
 			break;
 		}
 		switch (c->run->exit_reason) {
 		case KVM_EXIT_IO:
-			handle_io(c);
+			run_handle_io(c);
 			break;
 		case KVM_EXIT_MMIO: /* nothing is mapped there: reads see all-ones */
 			if (!c->run->mmio.is_write)
@@ -493,7 +237,7 @@ static void *vcpu_thread(void *arg)
 		case KVM_EXIT_HLT: /* a halted vCPU with the in-kernel LAPIC does not exit */
 			break;
 		default:
-			report_exit(c);
+			run_report_exit(c);
 		}
 	}
 	/* The thread stops running the vCPU: its virtual PMU switches out. */
@@ -761,7 +505,7 @@ static int boot(struct run *rn)
 	 * stdin belongs to the test harness); --console-input makes any stdin one. */
 	struct console_input *input = NULL;
 	if (rn->o.console_input || (isatty(STDIN_FILENO) && !rn->o.tap))
-		if (console_input_start(STDIN_FILENO, com1_input, rn, &input) < 0)
+		if (console_input_start(STDIN_FILENO, run_com1_input, rn, &input) < 0)
 			fprintf(stderr, "vpmu-run: no console input: cannot start its thread\n");
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
@@ -792,7 +536,7 @@ static int boot(struct run *rn)
 	/* The socket closes before the vCPU threads end: it kicks them. */
 	live_vm_unserve(server, &live);
 	/* A guest spinning without exits never leaves KVM_RUN by itself: the kick does. */
-	finish(rn, EXIT_TIMEOUT, "TIMEOUT: the guest did not finish within %u s", rn->o.timeout_s);
+	run_finish(rn, EXIT_TIMEOUT, "TIMEOUT: the guest did not finish within %u s", rn->o.timeout_s);
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
 		pthread_join(rn->cpu[i].thread, NULL);
 	console_input_stop(input);

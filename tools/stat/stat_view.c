@@ -51,6 +51,11 @@ static const struct acct_vm *find(const struct acct_vm *vms, unsigned n, const c
 void stat_view_print(FILE *out, double t, double dt, const struct acct_vm *before, unsigned nb,
 		     const struct acct_vm *now, unsigned nn, bool per_vcpu)
 {
+	/* A VM that stopped answering: said once, as a comment line. */
+	for (unsigned i = 0; i < nb; i++)
+		if (!find(now, nn, before[i].name))
+			fprintf(out, "# %12.6f %s: gone (its socket no longer answers)\n", t,
+				before[i].name);
 	for (unsigned i = 0; i < nn; i++) {
 		const struct acct_vm *a = &now[i], *b = find(before, nb, a->name);
 		if (!b)

@@ -11,8 +11,9 @@
 
 /* Prints the rows of one interval: what each VM of now[] did since the
  * snapshot of the same name in before[] (a VM new in now[] prints nothing
- * yet), over dt seconds, stamped t seconds since the view began.  per_vcpu:
- * one row per vCPU too. */
+ * yet; a VM of before[] missing from now[] gets a "gone" comment line), over
+ * dt seconds, stamped t seconds since the view began.  per_vcpu: one row per
+ * vCPU too. */
 void stat_view_print(FILE *out, double t, double dt, const struct acct_vm *before, unsigned nb,
 		     const struct acct_vm *now, unsigned nn, bool per_vcpu);
 void stat_view_header(FILE *out);
