@@ -5,7 +5,8 @@
 
 #include "accounting.h"
 
-void accounting_print_sources(FILE *out, const struct vpmu_host *host)
+/* How the host counts each generic event (hardware, task clock, not at all). */
+static void accounting_print_sources(FILE *out, const struct vpmu_host *host)
 {
 	for (int e = 0; e < VPMU_EV_NR; e++) {
 		const char *why;
@@ -15,7 +16,8 @@ void accounting_print_sources(FILE *out, const struct vpmu_host *host)
 	}
 }
 
-void accounting_print_perf(FILE *out, const struct vpmu_perf *p)
+/* The perf backend's system calls and the host's refusals by cause. */
+static void accounting_print_perf(FILE *out, const struct vpmu_perf *p)
 {
 	struct vpmu_perf_stats st;
 	vpmu_perf_stats(p, &st);

@@ -12,10 +12,6 @@
 #include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"
 
-/* How the host counts each generic event (hardware, task clock, not at all). */
-void accounting_print_sources(FILE *out, const struct vpmu_host *host);
-/* The perf backend's system calls and the host's refusals by cause. */
-void accounting_print_perf(FILE *out, const struct vpmu_perf *p);
 
 /* A KVM run's accounting at its end (vpmu-run): one snapshot of vm in format;
  * the text format adds the backend, the host's event sources, the perf

@@ -75,6 +75,12 @@ extern size_t acct_par_min_vcpus;
 #define ACCT_UNIT_BYTES (512u * 1024u)
 
 struct acct_vm;
+/* What a format's unit function gets (ctx) when its units are ranges of VMs:
+ * unit u is VMs first[u] .. first[u+1]-1. */
+struct acct_vm_units {
+	const struct acct_vm *vms;
+	unsigned *first;
+};
 /* Cuts n VMs into units of about ACCT_UNIT_BYTES, counting bytes_per_vcpu for
  * each vCPU and as much again for a VM's own lines: *first (malloc'd) gets the
  * first VM of each unit and n after the last.  Returns how many units (0 for

@@ -56,15 +56,9 @@ static int line(void *ctx, const struct acct_key *k)
 	return b->err;
 }
 
-/* Units of acct_buf_units: VMs first[u] .. first[u+1]-1 (err: the walk's). */
-struct dom {
-	const struct acct_vm *vms;
-	unsigned *first;
-};
-
 static void dom_unit(void *ctx, unsigned u, struct acct_buf *b)
 {
-	const struct dom *d = ctx;
+	const struct acct_vm_units *d = ctx;
 	for (unsigned k = d->first[u]; k < d->first[u + 1] && !b->err; k++) {
 		const struct acct_vm *vm = &d->vms[k];
 		int err;
@@ -81,7 +75,7 @@ static void dom_unit(void *ctx, unsigned u, struct acct_buf *b)
 int acct_write_domstats(FILE *out, const struct acct_vm *vms, unsigned n)
 {
 	struct acct_buf b;
-	struct dom d = { .vms = vms };
+	struct acct_vm_units d = { .vms = vms };
 	size_t vcpus;
 	int nu, err = 0, cerr;
 	if (!out || (n && !vms))

@@ -16,7 +16,5 @@ int acct_write_domstats(FILE *out, const struct acct_vm *vms, unsigned n);
 int acct_write_prometheus(FILE *out, const struct acct_vm *vms, unsigned n);
 int acct_write_json(FILE *out, const struct acct_vm *vms, unsigned n);
 
-/* libvirt's perf.* key of a generic event (VIR_PERF_PARAM_*: "cpu_cycles", ...). */
-const char *acct_libvirt_perf_key(enum vpmu_event ev);
 
 #endif

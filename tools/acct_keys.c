@@ -26,11 +26,6 @@ static const char *const libvirt_perf_key[VPMU_EV_NR] = {
 	[VPMU_EV_CACHE_MISSES] = "cache_misses",
 };
 
-const char *acct_libvirt_perf_key(enum vpmu_event ev)
-{
-	return (unsigned)ev < VPMU_EV_NR ? libvirt_perf_key[ev] : NULL;
-}
-
 #define KEY(name, field) { name, sizeof(name) - 1, offsetof(struct vpmu_totals, field) }
 
 /* The per-VM and per-vCPU counts every block has, in the order domstats has

@@ -67,15 +67,9 @@ static void print_totals(struct acct_buf *b, const struct acct_vm *vm, const str
 		ACCT_PUT_LIT(b, " none\n");
 }
 
-/* Units of acct_buf_units: VMs first[u] .. first[u+1]-1. */
-struct text {
-	const struct acct_vm *vms;
-	unsigned *first;
-};
-
 static void text_unit(void *ctx, unsigned u, struct acct_buf *b)
 {
-	const struct text *x = ctx;
+	const struct acct_vm_units *x = ctx;
 	for (unsigned k = x->first[u]; k < x->first[u + 1] && !b->err; k++) {
 		const struct acct_vm *vm = &x->vms[k];
 		struct vpmu_model_info mi;
@@ -100,7 +94,7 @@ static void text_unit(void *ctx, unsigned u, struct acct_buf *b)
 int acct_write_text(FILE *out, const struct acct_vm *vms, unsigned n)
 {
 	struct acct_buf b;
-	struct text x = { .vms = vms };
+	struct acct_vm_units x = { .vms = vms };
 	size_t vcpus;
 	int nu, err = 0, cerr;
 	if (!out || (n && !vms))

@@ -40,7 +40,8 @@ static void wait_answers(const struct live_vm *lv, const uint64_t *want, bool *a
 		nanosleep(&tick, NULL);
 }
 
-int live_vm_collect(struct live_vm *lv, struct acct_vm *out)
+/* One snapshot of lv (each vCPU read once); release with acct_vm_release. */
+static int live_vm_collect(struct live_vm *lv, struct acct_vm *out)
 {
 	uint64_t want[VPMU_MAX_VCPUS];
 	bool answered[VPMU_MAX_VCPUS] = { false };
@@ -69,7 +70,8 @@ int live_vm_collect(struct live_vm *lv, struct acct_vm *out)
 	return r;
 }
 
-int live_vm_json(void *ctx, char **buf, size_t *len)
+/* stat_snapshot_fn: the snapshot as the JSON document the socket answers. */
+static int live_vm_json(void *ctx, char **buf, size_t *len)
 {
 	struct acct_vm snap = { 0 };
 	int r = live_vm_collect(ctx, &snap);

@@ -18,9 +18,7 @@
 #include "acct_snapshot.h"
 #include "vpmu/kvm_x86.h"
 
-#ifndef LIVE_WAIT_MS
 #define LIVE_WAIT_MS 10
-#endif
 #define LIVE_KICK_WAIT_MS 200
 
 struct live_vcpu {
@@ -39,10 +37,6 @@ struct live_vm {
 	unsigned long long stale;    /* vCPUs reported with an older snapshot (server thread) */
 };
 
-/* One snapshot of lv (each vCPU read once); release with acct_vm_release. */
-int live_vm_collect(struct live_vm *lv, struct acct_vm *out);
-/* stat_snapshot_fn: the snapshot as the JSON document the socket answers. */
-int live_vm_json(void *lv, char **buf, size_t *len);
 
 struct stat_server;
 /* Opens lv's socket, lv->name.sock in the runtime directory (stat_dir.h), and

@@ -155,7 +155,7 @@ void run_finish(struct run *rn, int status, const char *fmt, ...)
 			pthread_kill(rn->cpu[i].thread, KICK_SIGNAL);
 }
 
-bool run_done(struct run *rn)
+static bool run_done(struct run *rn)
 {
 	pthread_mutex_lock(&rn->lock);
 	bool d = rn->done;

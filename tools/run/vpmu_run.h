@@ -82,7 +82,6 @@ struct run {
 /* Ends the run with status (the first caller wins) and kicks every vCPU. */
 void run_finish(struct run *rn, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-bool run_done(struct run *rn);
 
 /* A KVM_EXIT_IO of vCPU c: COM1, the CMOS clock, the exit and ucall ports. */
 void run_handle_io(struct vcpu_ctx *c);
