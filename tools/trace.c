@@ -407,6 +407,60 @@ static int do_rd(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
 		     reg, want, val);
 }
 
+/* A guest RDPMC with ECX = INDEX (x86): the value, `gp` or `*`, as rdmsr. */
+static int do_rdpmc(struct ctx *c, char **t, int n)
+{
+	uint64_t idx, want = 0;
+	if (need_args(c, n, 3, 3, "rdpmc ECX EXPECT") || num(c, t[1], &idx))
+		return -1;
+	int want_gp = strcmp(t[2], "gp") == 0, any = strcmp(t[2], "*") == 0;
+	if (!want_gp && !any && num(c, t[2], &want))
+		return -1;
+	if (idx > 0xFFFFFFFFull)
+		return bad(c, "ECX out of range");
+	if (need_running(c) || need_space(c, VPMU_SPACE_MSR))
+		return -1;
+	uint64_t val = 0;
+	enum vpmu_fault f;
+	vpmu_rdpmc(c->vcpu, (uint32_t)idx, &val, &f);
+	if (any) {
+		if (f != VPMU_FAULT_NONE)
+			diag(c, "rdpmc 0x%" PRIx64 " = fault (%s)", idx, vpmu_fault_name(f));
+		else
+			diag(c, "rdpmc 0x%" PRIx64 " = 0x%" PRIx64, idx, val);
+		return 0;
+	}
+	if (want_gp)
+		return check(c, f != VPMU_FAULT_NONE, t[0], "rdpmc 0x%" PRIx64 " to fault, got 0x%" PRIx64,
+			     idx, val);
+	if (f != VPMU_FAULT_NONE)
+		return check(c, 0, t[0], "rdpmc 0x%" PRIx64 " = 0x%" PRIx64 ", got fault (%s)", idx,
+			     want, vpmu_fault_name(f));
+	return check(c, val == want, t[0], "rdpmc 0x%" PRIx64 " = 0x%" PRIx64 ", got 0x%" PRIx64,
+		     idx, want, val);
+}
+
+/* The writes of the current vCPU that broke rule RULE (by name) since its
+ * creation: what default mode records (docs/principles.md §2). */
+static int do_expect_violations(struct ctx *c, char **t, int n)
+{
+	uint64_t want;
+	if (need_args(c, n, 3, 3, "expect-violations RULE N") || num(c, t[2], &want))
+		return -1;
+	if (!c->vcpu)
+		return bad(c, "no current vCPU (use 'vcpu N')");
+	const char *name;
+	unsigned rule = 0;
+	while ((name = vpmu_vm_rule_name(c->cur->vm, rule)) && strcmp(name, t[1]) != 0)
+		rule++;
+	if (!name)
+		return bad(c, "model '%s' has no rule '%s'", vpmu_vm_model(c->cur->vm), t[1]);
+	struct vpmu_totals tot;
+	vpmu_vcpu_totals(c->vcpu, &tot);
+	return check(c, tot.violations[rule] == want, t[0], "%" PRIu64 " violation(s) of %s, got %" PRIu64,
+		     want, t[1], tot.violations[rule]);
+}
+
 static int do_tick(struct ctx *c, char **t, int n)
 {
 	uint64_t count;
@@ -552,7 +606,9 @@ static int run_line(struct ctx *c, char *line)
 	if (!strcmp(d, "rdmsr")) return do_rd(c, t, n, VPMU_SPACE_MSR);
 	if (!strcmp(d, "mtspr")) return do_wr(c, t, n, VPMU_SPACE_SPR);
 	if (!strcmp(d, "mfspr")) return do_rd(c, t, n, VPMU_SPACE_SPR);
+	if (!strcmp(d, "rdpmc")) return do_rdpmc(c, t, n);
 	if (!strcmp(d, "sbi")) return do_sbi(c, t, n);
+	if (!strcmp(d, "expect-violations")) return do_expect_violations(c, t, n);
 	if (!strcmp(d, "tick")) return do_tick(c, t, n);
 	if (!strcmp(d, "expect-pmi")) return do_expect_pmi(c, t, n, 0);
 	if (!strcmp(d, "expect-no-pmi")) return do_expect_pmi(c, t, n, 1);

@@ -44,7 +44,7 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--strict]\n"
+		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--ht] [--strict]\n"
 		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
 		"                [--tap] [--console-input] [--accounting text|domstats|prometheus|json]\n"
 		"                [--name NAME]\n"
@@ -53,7 +53,8 @@ static void usage(void)
 		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32), or\n"
 		"  a Linux bzImage with --kernel (docs/vpmu-run.md, \"Linux guests\"), under\n"
 		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them);\n"
-		"  --cpumodel/--stepping change the CPUID identity it presents.\n"
+		"  --cpumodel/--stepping change the CPUID identity it presents; --ht makes vCPUs\n"
+		"  2k and 2k+1 the two threads of one hyper-threaded core (p4, p4-em64t).\n"
 		"  Exit status: the guest's (port 0xF4) below 124, 126 for a guest status of 124 or\n"
 		"  more, 124 on --timeout (default 60 s), 125 on a VMM or KVM error, 2 on usage errors.\n");
 	exit(2);
@@ -106,6 +107,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		}
 		else if (!strcmp(a, "--strict"))
 			o->strict = true;
+		else if (!strcmp(a, "--ht"))
+			o->ht = true;
 		else if (!strcmp(a, "--tap"))
 			o->tap = true;
 		else if (!strcmp(a, "--no-host-pmu"))
@@ -310,12 +313,19 @@ static int setup_pmu(struct run *rn)
 	if (rn->sim)
 		vpmu_sim_attach(rn->sim, rn->host);
 	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_model_info info = { 0 };
 	cfg.model = rn->o.model;
 	cfg.flags = rn->o.strict ? VPMU_VM_STRICT : 0;
 	cfg.cpumodel = rn->o.cpumodel;
 	cfg.stepping = rn->o.stepping;
-	if ((r = vpmu_vm_create(rn->host, &cfg, &rn->pvm)) < 0)
+	cfg.ht = rn->o.ht;
+	if ((r = vpmu_vm_create(rn->host, &cfg, &rn->pvm)) < 0) {
+		vpmu_model_info(rn->o.model, &info);
+		if (r == -EINVAL && cfg.ht && !info.hyper_threading)
+			return die(rn, "--ht: the %s model's CPUs had no hyper-threading (p4 and "
+				   "p4-em64t had)", rn->o.model);
 		return die(rn, "vpmu_vm_create(%s): %s", rn->o.model, strerror(-r));
+	}
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
 		if ((r = vpmu_vcpu_create(rn->pvm, i, &rn->cpu[i].vcpu)) < 0)
 			return die(rn, "vpmu_vcpu_create(%u): %s", i, strerror(-r));

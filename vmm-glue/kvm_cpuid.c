@@ -56,6 +56,10 @@ int vpmu_kvm_cpuid_entries(const struct vpmu_vm *vm, unsigned apic_id,
 	 * its cache alignment from it, and a zero breaks its slab allocator. */
 	if (id.cpuid1_edx & (1u << 19))
 		entries[n].ebx |= 8u << 8;
+	/* HTT (a hyper-threaded P4 VM, vpmu_vm_cpu): two logical processors per
+	 * package, so that APIC ids 2k and 2k+1 are one core's threads. */
+	if (id.cpuid1_edx & (1u << 28))
+		entries[n].ebx |= 2u << 16;
 	entries[n].ecx = id.cpuid1_ecx;
 	entries[n++].edx = id.cpuid1_edx;
 

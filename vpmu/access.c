@@ -482,12 +482,16 @@ int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
  * RDPMC (Intel SDM vol. 2, RDPMC; AMD APM vol. 3, RDPMC): ECX selects a counter
  * by its index, and the instruction returns the counter at its width in
  * EDX:EAX, or #GP for an index the CPU does not have (P6: 0-1, K7: 0-3, C3: 1)
- * and on a CPU without the instruction (VPMU_CAP_NO_RDPMC).  The value is the
+ * and on a CPU without the instruction (VPMU_CAP_NO_RDPMC).  On the P4, ECX bit
+ * 31 asks for the low 32 bits (model.h rdpmc_fast).  The value is the
  * one RDMSR of that counter's register returns.  CR4.PCE at CPL > 0 is checked
  * before the VMM is asked (KVM, patches/kvm-rdpmc).
  */
 static enum vpmu_fault rdpmc_read(struct vpmu_vcpu *v, uint32_t index, uint64_t *val)
 {
+	/* The P4's fast read (model.h rdpmc_fast): the low 32 bits. */
+	uint32_t fast = index & v->model->rdpmc_fast;
+	index &= ~fast;
 	const struct vpmu_reg *r = index < VPMU_MAX_CTRS ? v->vm->rdpmc_reg[index] : NULL;
 	enum vpmu_fault f = VPMU_FAULT_NO_REG;
 	if (r) {
@@ -498,7 +502,7 @@ static enum vpmu_fault rdpmc_read(struct vpmu_vcpu *v, uint32_t index, uint64_t 
 	if (f != VPMU_FAULT_NONE)
 		*val = 0;
 	else
-		*val &= vpmu_width_mask(v->model->ctr_width);
+		*val &= vpmu_width_mask(fast ? 32 : v->model->ctr_width);
 	return f;
 }
 

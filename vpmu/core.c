@@ -215,7 +215,9 @@ int vpmu_vm_cpu(const struct vpmu_vm *vm, struct vpmu_cpu_identity *out)
 	out->family = vm->opts.family;
 	out->cpumodel = vm->opts.cpumodel;
 	out->stepping = vm->opts.stepping;
-	out->cpuid1_edx = id->cpuid1_edx;
+	/* HTT: a hyper-threaded VM's vCPUs 2k and 2k+1 are one core's threads
+	 * (Intel SDM vol. 2A, CPUID leaf 01H: EDX bit 28, EBX[23:16] = 2). */
+	out->cpuid1_edx = id->cpuid1_edx | (vm->opts.ht ? 1u << 28 : 0);
 	out->cpuid1_ecx = id->cpuid1_ecx;
 	out->ext1_edx = id->ext1_edx;
 	out->ext1_ecx = id->ext1_ecx;

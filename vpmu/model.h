@@ -291,6 +291,9 @@ struct vpmu_model {
 	unsigned ctr_width;         /* bits */
 	unsigned nr_ctrl_slots;
 	unsigned nr_globals;        /* entries of vpmu_ctl.global[] derive fills (P4: 2, PPC: 3) */
+	/* The RDPMC ECX bit that reads a counter's low 32 bits (the P4's fast
+	 * read, 0x80000000); 0: none, the index is the counter alone. */
+	uint32_t rdpmc_fast;
 	const struct vpmu_reg *regs; /* sorted by address */
 	unsigned nr_regs;
 	const uint64_t *misc_reset; /* by MISC index (NULL: all 0) */

@@ -11,6 +11,8 @@ extern const struct vpmu_model vpmu_model_winchip_c6;
 extern const struct vpmu_model vpmu_model_winchip2;
 extern const struct vpmu_model vpmu_model_winchip3;
 extern const struct vpmu_model vpmu_model_p6;
+extern const struct vpmu_model vpmu_model_p4;
+extern const struct vpmu_model vpmu_model_p4_em64t;
 extern const struct vpmu_model vpmu_model_k7;
 extern const struct vpmu_model vpmu_model_k8;
 extern const struct vpmu_model vpmu_model_c3;
@@ -26,6 +28,8 @@ const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_winchip2,
 	&vpmu_model_winchip3,
 	&vpmu_model_p6,
+	&vpmu_model_p4,
+	&vpmu_model_p4_em64t,
 	&vpmu_model_k7,
 	&vpmu_model_k8,
 	&vpmu_model_c3,

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <strings.h>
 
+#include "../model.h"
 #include "p4_escr.h"
 #include "p4_events.h"
 
@@ -275,22 +276,27 @@ const struct p4_event *p4_event_by_name(const char *name)
  * manual's bit meanings; not Linux's choice, so a guest using them still
  * counts the generic event).
  */
+#define P4_GENERIC_LIST(X) \
+	X(GLOBAL_POWER_EVENTS, VPMU_EV_CYCLES, 0x0001, 0, "RUNNING")                          \
+	X(INSTR_RETIRED, VPMU_EV_INSTRUCTIONS, 0x0005, 0, "NBOGUSNTAG|BOGUSNTAG")             \
+	X(BSQ_CACHE_REFERENCE, VPMU_EV_CACHE_REFERENCES, 0x003F, 0, "RD_2nd/3rdL_HITS/E/M")   \
+	X(BSQ_CACHE_REFERENCE, VPMU_EV_CACHE_MISSES, 0x0700, 0, "RD_2nd/3rdL_MISS|WR_2ndL_MISS") \
+	X(RETIRED_BRANCH_TYPE, VPMU_EV_BRANCHES, 0x001E, 0, "CONDITIONAL|CALL|RETURN|INDIRECT") \
+	X(MISPRED_BRANCH_RETIRED, VPMU_EV_BRANCH_MISSES, 0x0001, 0, "NBOGUS")                 \
+	X(FSB_DATA_ACTIVITY, VPMU_EV_BUS_CYCLES, 0x0003, P4_CCCR_COMPARE | P4_CCCR_EDGE,      \
+	  "DRDY_DRV|DRDY_OWN, CCCR COMPARE|EDGE")                                              \
+	X(BRANCH_RETIRED, VPMU_EV_BRANCHES, 0x000F, 0, "MMNP|MMNM|MMTP|MMTM")                  \
+	X(BRANCH_RETIRED, VPMU_EV_BRANCH_MISSES, 0x000A, 0, "MMNM|MMTM")
+
 static const struct p4_generic {
 	uint8_t id;                 /* enum p4_event_id */
 	uint8_t ev;                 /* enum vpmu_event */
 	uint16_t emask;
 	uint32_t cccr;
 } p4_generic[] = {
-	{ P4E_GLOBAL_POWER_EVENTS, VPMU_EV_CYCLES, 0x0001, 0 },           /* RUNNING */
-	{ P4E_INSTR_RETIRED, VPMU_EV_INSTRUCTIONS, 0x0005, 0 },           /* NBOGUSNTAG|BOGUSNTAG */
-	{ P4E_BSQ_CACHE_REFERENCE, VPMU_EV_CACHE_REFERENCES, 0x003F, 0 }, /* RD_2nd/3rdL_HITS/E/M */
-	{ P4E_BSQ_CACHE_REFERENCE, VPMU_EV_CACHE_MISSES, 0x0700, 0 },     /* RD_2nd/3rdL_MISS, WR_2ndL_MISS */
-	{ P4E_RETIRED_BRANCH_TYPE, VPMU_EV_BRANCHES, 0x001E, 0 },         /* CONDITIONAL|CALL|RETURN|INDIRECT */
-	{ P4E_MISPRED_BRANCH_RETIRED, VPMU_EV_BRANCH_MISSES, 0x0001, 0 }, /* NBOGUS */
-	{ P4E_FSB_DATA_ACTIVITY, VPMU_EV_BUS_CYCLES, 0x0003,              /* DRDY_DRV|DRDY_OWN */
-	  P4_CCCR_COMPARE | P4_CCCR_EDGE },
-	{ P4E_BRANCH_RETIRED, VPMU_EV_BRANCHES, 0x000F, 0 },              /* MMNP|MMNM|MMTP|MMTM */
-	{ P4E_BRANCH_RETIRED, VPMU_EV_BRANCH_MISSES, 0x000A, 0 },         /* MMNM|MMTM */
+#define P4_GEN(id, ev, em, cccr, what) { P4E_##id, ev, em, cccr },
+	P4_GENERIC_LIST(P4_GEN)
+#undef P4_GEN
 };
 
 int p4_generic_event(const struct p4_event *e, uint32_t emask, enum vpmu_event *out)
@@ -315,3 +321,39 @@ uint32_t p4_generic_cccr(enum vpmu_event ev)
 			return p4_generic[i].cccr;
 	return 0;
 }
+
+/* The event key (p4_events.h): event index + 1 in bits 24-31, the EMASK in
+ * 0-15, and the CCCR bits that change what is counted in 16-19. */
+#define KEY_EVENT(id)   ((uint32_t)(P4E_##id + 1) << 24)
+#define KEY_COMPARE     (1u << 16)
+#define KEY_EDGE        (1u << 17)
+#define KEY_CCCR_BITS(cccr) ((((cccr) & P4_CCCR_COMPARE) ? KEY_COMPARE : 0) | \
+			     (((cccr) & P4_CCCR_EDGE) ? KEY_EDGE : 0))
+
+uint64_t p4_event_key(uint32_t escr_msr, uint64_t escr, uint64_t cccr)
+{
+	const struct p4_event *e = p4_event_of_escr(escr_msr, P4_ESCR_EVENT_SELECT(escr));
+	if (!e)
+		return 0;
+	uint64_t key = (uint64_t)(e - p4_events + 1) << 24 | P4_ESCR_EVENT_MASK(escr) |
+		       KEY_CCCR_BITS(cccr);
+	if (cccr & P4_CCCR_COMPLEMENT)
+		key |= P4_KEY_COMPLEMENT;
+	if (cccr & P4_CCCR_THRESHOLD)
+		key |= P4_KEY_THRESHOLD;
+	return key;
+}
+
+/* Linux's generic encodings first (an exact match of event, EMASK and the
+ * CCCR bits), then every event by name: the model's vpmu_event_desc table. */
+const struct vpmu_event_desc p4_event_descs[P4_NR_EVENT_DESCS] = {
+#define P4_GEN_DESC(id, ev, em, cccr, what) \
+	{ KEY_EVENT(id) | (em) | KEY_CCCR_BITS(cccr), 0xFF03FFFFu, ev, 0, #id ":" what },
+	P4_GENERIC_LIST(P4_GEN_DESC)
+#undef P4_GEN_DESC
+#define P4_NAME_DESC(id, nm, ...) { KEY_EVENT(id), 0xFF000000u, VPMU_EV_NONE, 0, nm },
+	P4_EVENT_LIST(P4_NAME_DESC)
+#undef P4_NAME_DESC
+};
+_Static_assert(sizeof(p4_generic) / sizeof(p4_generic[0]) + P4E_NR == P4_NR_EVENT_DESCS,
+	       "P4_NR_EVENT_DESCS counts the generic rows and the events");

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "vpmu/vpmu.h"
+#include "../model.h"
 
 /* ESCR fields (manual: "ESCR MSRs", bits 25-30 event select, 9-24 event
  * mask, 4 tag enable, 5-8 tag value). */
@@ -85,5 +85,23 @@ const struct p4_event *p4_event_by_name(const char *name);
  * cycles: COMPARE | EDGE) are reported by p4_generic_cccr(). */
 int p4_generic_event(const struct p4_event *e, uint32_t emask, enum vpmu_event *out);
 uint32_t p4_generic_cccr(enum vpmu_event ev);
+
+/* CCCR bits that make a count a threshold or complement count (manual: "CCCR
+ * MSRs"): the key bits for them make a count no generic event. */
+#define P4_CCCR_COMPLEMENT (1u << 19)
+#define P4_CCCR_THRESHOLD  (0xFu << 20)
+#define P4_KEY_COMPLEMENT  (1ull << 18)
+#define P4_KEY_THRESHOLD   (1ull << 19)
+
+/* The event key of a counter programmed with ESCR escr_msr = escr and CCCR
+ * cccr (struct vpmu_event_desc matches it): event index + 1 in bits 24-31 (0:
+ * no documented event), the EMASK in bits 0-15, CCCR COMPARE and EDGE in 16
+ * and 17, P4_KEY_COMPLEMENT and P4_KEY_THRESHOLD.  O(1). */
+uint64_t p4_event_key(uint32_t escr_msr, uint64_t escr, uint64_t cccr);
+
+/* The P4 model's event table: Linux's generic encodings, then one row per
+ * event naming it. */
+#define P4_NR_EVENT_DESCS 51
+extern const struct vpmu_event_desc p4_event_descs[P4_NR_EVENT_DESCS];
 
 #endif

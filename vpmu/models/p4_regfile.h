@@ -33,5 +33,7 @@ extern const struct vpmu_reg p4_regs[P4_NR_REGS];
 /* The control slot of ESCR msr (P4_SLOT_ESCR0 + rank), or -1 if msr is no
  * ESCR.  O(1). */
 int p4_escr_slot(uint32_t msr);
+/* The ESCR MSR in control slot `slot`, or 0 if the slot holds no ESCR.  O(1). */
+uint32_t p4_slot_escr(unsigned slot);
 
 #endif
