@@ -356,12 +356,24 @@ static inline __attribute__((always_inline)) enum vpmu_fault write_reg(struct vp
 	return txn_commit(v, &t, host);
 }
 
+/* A read of a counter the HT sibling also counts sees the sibling's count
+ * as of its last fold; it folds again at its next entry. */
+static void ht_ask_fold(struct vpmu_vcpu *v, unsigned pmc)
+{
+	struct vpmu_vcpu *s = v->core->thread[v->ctx.thread ^ 1];
+	if (s && s->vidx[pmc] >= 0)
+		v->core->fold_req[v->ctx.thread ^ 1] = true;
+}
+
 static enum vpmu_fault read_reg(struct vpmu_vcpu *v, const struct vpmu_reg *r, uint64_t *val,
 				bool host)
 {
 	uint64_t raw;
-	if (r->kind == VPMU_REG_CTR)
+	if (r->kind == VPMU_REG_CTR) {
 		raw = vpmu_ctr_value(v, r->index);
+		if (v->core)
+			ht_ask_fold(v, r->index);
+	}
 	else if (r->kind == VPMU_REG_CTRL)
 		raw = v->rf->ctrl[r->index];
 	else
@@ -376,8 +388,10 @@ static enum vpmu_fault read_reg(struct vpmu_vcpu *v, const struct vpmu_reg *r, u
  * derive again.  Out of line: neither happens on the P6/K7 hot paths. */
 static __attribute__((noinline, cold)) void access_begin(struct vpmu_vcpu *v)
 {
-	if (v->core)
+	if (v->core) {
 		pthread_mutex_lock(&v->core->lock);
+		vpmu_ht_sync(v, false);
+	}
 	if (vpmu_attn(v) & VPMU_ATTN_STALE)
 		vpmu_vcpu_refresh(v);
 }

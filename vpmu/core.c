@@ -394,6 +394,7 @@ static int attach_core(struct vpmu_vm *vm, struct vpmu_vcpu *v, unsigned index)
 	v->attn = VPMU_ATTN_HT;
 	v->rix_read = &vpmu_no_regs;
 	v->rf = &c->rf;
+	v->base = c->base;
 	v->ctx.thread = index % 2;
 	return 0;
 }
@@ -425,6 +426,7 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->ctx.vm = &vm->opts;
 	v->ctx.vcpu = index;
 	v->rf = &v->own;
+	v->base = v->own_base;
 	v->cpu = -1;
 	memset(v->vidx, -1, sizeof(v->vidx));  /* no counter is in the (empty) control */
 	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++)

@@ -46,6 +46,14 @@ struct vpmu_core_regs {
 	pthread_mutex_t lock;
 	struct vpmu_regfile rf;
 	struct vpmu_vcpu *thread[2];
+	/* The counters are the core's too (docs/models/p4.md, "Hyper-threading"):
+	 * their values, which both threads' vpmu_vcpu.base point at; per thread,
+	 * the counters its sibling wrote since it last looked (what it counted
+	 * into them before the write is dropped), and whether its sibling read a
+	 * counter it counts (it folds what it counted at its next entry). */
+	uint64_t base[VPMU_MAX_CTRS];
+	uint32_t written[2];
+	bool fold_req[2];
 };
 
 /* A model's registers by a hash of their number: every guest access looks its
@@ -125,7 +133,10 @@ struct vpmu_vcpu {
 	int cpu;                             /* host CPU switched in on, or -1 */
 	int isuspend_cpu;                    /* k1.isuspend_cpu; -1 = none */
 	uint64_t id;                         /* k1.id: content id of ctl */
-	uint64_t base[VPMU_MAX_CTRS];        /* guest value when it joined ctl / last write */
+	/* Guest value of each counter when it joined ctl or was last written:
+	 * own_base, or the core's with HT.  Written under the core's lock, read
+	 * with relaxed atomics (a sibling may fold into it). */
+	uint64_t *base;
 	int8_t vidx[VPMU_MAX_CTRS];          /* pmc -> virtual index in ctl, or -1 */
 	int8_t event[VPMU_MAX_CTRS];         /* virtual index -> generic event (accounting) */
 	struct vpmu_event_memo memo[VPMU_MAX_CTRS];  /* by pmc */
@@ -133,7 +144,17 @@ struct vpmu_vcpu {
 	struct vpmu_pmc_state pmc[VPMU_MAX_CTRS]; /* by virtual index */
 	struct vpmu_totals totals;
 	struct vpmu_regfile own;
+	uint64_t own_base[VPMU_MAX_CTRS];
 };
+
+static inline uint64_t vpmu_base(const struct vpmu_vcpu *v, unsigned pmc)
+{
+	return __atomic_load_n(&v->base[pmc], __ATOMIC_RELAXED);
+}
+static inline void vpmu_base_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t val)
+{
+	__atomic_store_n(&v->base[pmc], val, __ATOMIC_RELAXED);
+}
 
 /* ---- core.c ---- */
 uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl);
@@ -285,11 +306,11 @@ static inline uint64_t vpmu_ctr_value(const struct vpmu_vcpu *v, unsigned pmc)
 {
 	int i = v->vidx[pmc];
 	if (i < 0)
-		return v->base[pmc];
+		return vpmu_base(v, pmc);
 	uint64_t delta = v->pmc[i].sum;
 	if (v->cpu >= 0)
 		delta += vpmu_host_read(v, pmc) - v->pmc[i].start;
-	return (v->base[pmc] + delta) & v->width_mask;
+	return (vpmu_base(v, pmc) + delta) & v->width_mask;
 }
 
 static inline size_t vpmu_ctl_len(unsigned n)
@@ -303,8 +324,10 @@ void vpmu_state_resume(struct vpmu_vcpu *v);
 void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i);
 void vpmu_write_control_images(struct vpmu_vcpu *v);
 
-/* Move counter i's sum into its base and the accounting. */
-static inline __attribute__((always_inline)) void vpmu_fold(struct vpmu_vcpu *v, unsigned i)
+/* Move counter i's sum into the accounting and, unless an HT sibling wrote
+ * the counter since (drop), into its base. */
+static inline __attribute__((always_inline)) void vpmu_fold_sum(struct vpmu_vcpu *v, unsigned i,
+								 bool drop)
 {
 	unsigned pmc = v->ctl.ctr[i].pmc;
 	uint64_t sum = v->pmc[i].sum;
@@ -312,8 +335,13 @@ static inline __attribute__((always_inline)) void vpmu_fold(struct vpmu_vcpu *v,
 	v->totals.pmc[pmc] += sum;
 	if (ev >= 0)
 		v->totals.events[ev] += sum;
-	v->base[pmc] = (v->base[pmc] + sum) & v->width_mask;
+	if (!drop)
+		vpmu_base_set(v, pmc, (vpmu_base(v, pmc) + sum) & v->width_mask);
 	v->pmc[i].sum = 0;
+}
+static inline __attribute__((always_inline)) void vpmu_fold(struct vpmu_vcpu *v, unsigned i)
+{
+	vpmu_fold_sum(v, i, false);
 }
 
 /* Counter i (a-mode, of a running vCPU) now counts with image sel: fold its
@@ -381,5 +409,9 @@ static inline __attribute__((always_inline)) void vpmu_state_reprogram(struct vp
 		vpmu_write_control_images(v);
 }
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
+/* An HT sibling, under its core's lock: take in what the other thread's
+ * counter writes and reads asked of it (docs/models/p4.md); with fold_all,
+ * fold every counter's count into the shared values. */
+void vpmu_ht_sync(struct vpmu_vcpu *v, bool fold_all);
 
 #endif

@@ -106,7 +106,7 @@ static __attribute__((noinline)) void iresume(struct vpmu_vcpu *v)
 		unsigned pmc = v->ctl.ctr[i].pmc, slot = vpmu_ctr_slot(v->model, pmc);
 		if (c->ctrl[slot] != 0)
 			vpmu_host_write_ctrl(v, slot, 0);
-		uint64_t val = (v->base[pmc] + v->pmc[i].sum) & v->width_mask;
+		uint64_t val = (vpmu_base(v, pmc) + v->pmc[i].sum) & v->width_mask;
 		vpmu_host_write_ctr(v, pmc, val);
 		v->pmc[i].start = val;
 	}
@@ -155,8 +155,12 @@ void vpmu_state_resume(struct vpmu_vcpu *v) { state_resume(v); }
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 {
 	int i = v->vidx[pmc];
+	if (v->core) {
+		/* The sibling's count so far in this counter was before the write. */
+		v->core->written[v->ctx.thread ^ 1] |= 1u << pmc;
+	}
 	if (i < 0) {
-		v->base[pmc] = value;
+		vpmu_base_set(v, pmc, value);
 		return;
 	}
 	if (v->cpu >= 0) {
@@ -173,7 +177,38 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 		v->isuspend_cpu = -1;
 	}
 	vpmu_fold(v, (unsigned)i);
-	v->base[pmc] = value;
+	vpmu_base_set(v, pmc, value);
+}
+
+void vpmu_ht_sync(struct vpmu_vcpu *v, bool fold_all)
+{
+	struct vpmu_core_regs *c = v->core;
+	unsigned t = v->ctx.thread;
+	uint32_t written = c->written[t];
+	bool fold = fold_all || c->fold_req[t];
+	if (!written && !fold)
+		return;
+	c->written[t] = 0;
+	c->fold_req[t] = false;
+	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++) {
+		unsigned pmc = v->ctl.ctr[i].pmc;
+		bool drop = (written >> pmc) & 1, imode = i >= v->ctl.nractrs;
+		if (!drop && !fold)
+			continue;
+		if (v->cpu >= 0) {
+			uint64_t now = vpmu_host_read(v, pmc);
+			v->pmc[i].sum += now - v->pmc[i].start;
+			if (drop && imode) {
+				/* It interrupts from the value written. */
+				now = vpmu_base(v, pmc);
+				vpmu_host_write_ctr(v, pmc, now);
+			}
+			v->pmc[i].start = now;
+		} else if (drop && imode) {
+			v->isuspend_cpu = -1;   /* reload it at the next resume */
+		}
+		vpmu_fold_sum(v, i, drop);
+	}
 }
 
 /* The backend's entry hook (backend.h), out of line like backend_poll. */
@@ -186,8 +221,10 @@ static __attribute__((noinline, cold)) void backend_enter(struct vpmu_vcpu *v)
  * status, an HT sibling's write), under the core's lock with HT. */
 static __attribute__((noinline, cold)) void switch_in_prepare(struct vpmu_vcpu *v)
 {
-	if (v->core)
+	if (v->core) {
 		pthread_mutex_lock(&v->core->lock);
+		vpmu_ht_sync(v, false);
+	}
 	if (vpmu_attn(v) & VPMU_ATTN_STALE)
 		vpmu_vcpu_refresh(v);
 	if (v->core)
@@ -250,7 +287,15 @@ int vpmu_vcpu_switch_out(struct vpmu_vcpu *v)
 	 * id match depends on it. */
 	if (!v->id_valid)
 		c->id = vpmu_vcpu_id(v);
-	state_suspend(v);
+	if (v->core) {
+		/* What a thread counted is the core's once it stops running. */
+		pthread_mutex_lock(&v->core->lock);
+		vpmu_ht_sync(v, true);
+		state_suspend(v);
+		pthread_mutex_unlock(&v->core->lock);
+	} else {
+		state_suspend(v);
+	}
 	c->running = NULL;
 	v->cache = NULL;
 	v->cpu = -1;
