@@ -3,14 +3,16 @@
 # (TSan's exit status 66) even when every assertion holds.
 #   - the hyper-threading cases of the model-contract test (two vCPU threads
 #     sharing one core's register file, docs/design.md);
+#   - a hyper-threaded P4: two vCPU threads programming the shared CCCRs,
+#     ESCRs and counters at once (tests/unit/p4_ht.c);
 #   - the live accounting path (vCPU threads publishing snapshots while the
 #     socket server and its clients read them: tests/unit/live_stat.c).
 # make check builds the binaries in $VPMU_TSAN_BUILD (build/tsan).  The TAP
-# of both is numbered as one: each runs as a subtest line.
+# of each is numbered as one: each runs as a subtest line.
 B=${VPMU_TSAN_BUILD:-build/tsan}
-echo "1..2"
+echo "1..3"
 n=0
-for t in "model_contract ht" "live_stat"; do
+for t in "model_contract ht" "p4_ht" "live_stat"; do
 	n=$((n + 1))
 	bin=${t%% *}
 	if [ ! -x "$B/tests/$bin" ]; then
