@@ -483,6 +483,10 @@ static int do_tick(struct ctx *c, char **t, int n)
 	unsigned cpu;
 	if (!vpmu_vcpu_running(c->vcpu, &cpu))
 		return 0; /* a switched-out vCPU counts nothing */
+	/* The guest runs after an entry, and the VMM enters through
+	 * vpmu_vcpu_enter() (what overflow status or an HT sibling changed is
+	 * taken in there). */
+	vpmu_vcpu_enter(c->vcpu);
 	vpmu_sim_tick(c->sim, cpu, (enum vpmu_event)ev, count, mode);
 	return 0;
 }

@@ -44,6 +44,26 @@
 #define MISC_ENABLE_PMU_BITS ((1ull << 7) | (1ull << 11) | (1ull << 12))
 static const uint64_t p4_misc_reset[] = { [P4_MISC_ENABLE] = MISC_ENABLE_PMU_BITS };
 
+/*
+ * Cascading (manual: "Cascading Counters"): a counter whose CCCR has CASCADE
+ * (and ENABLE) starts counting when its alternate counter overflows: 0 and 2,
+ * 1 and 3 in either order, and so on in each block; in the IQ block counter 16
+ * only from 14 and 17 only from 15.  Which counters have started is hardware
+ * state no MSR shows: a MISC slot with no register (P4_MISC_CASCADED), set by
+ * the alternate's overflow, cleared by a write of the counter's CCCR.
+ */
+static const uint8_t cascade_from[P4_NR_COUNTERS] = {
+	2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 14, 15,
+};
+
+/* A counter armed to start on its alternate's overflow, not started yet. */
+static inline bool cascade_armed(const struct vpmu_regfile *r, unsigned pmc)
+{
+	uint64_t cccr = r->ctrl[P4_SLOT_CCCR0 + pmc];
+	return (cccr & (P4_CCCR_ENABLE | P4_CCCR_CASCADE)) == (P4_CCCR_ENABLE | P4_CCCR_CASCADE) &&
+	       !((r->misc[P4_MISC_CASCADED] >> pmc) & 1);
+}
+
 /* The thread-t fields of an ESCR's CPL bits: T0 in bits 2-3, T1 in 0-1. */
 static inline unsigned escr_cpl(uint64_t escr, unsigned t)
 {
@@ -72,6 +92,9 @@ static enum vpmu_fault p4_write(const struct vpmu_model *m, const struct vpmu_ct
 	if (val & P4_RESERVED_HI)
 		return VPMU_FAULT_RESERVED;
 	if (slot < P4_NR_COUNTERS) {
+		/* A CCCR write arms its cascade again. */
+		vpmu_txn_set_misc(t, P4_MISC_CASCADED,
+				  t->regs->misc[P4_MISC_CASCADED] & ~(1ull << slot));
 		if (!t->host) {
 			/* OVF is the hardware's: software clears it, a 1 written
 			 * where it is clear changes nothing; writing back what it
@@ -122,9 +145,18 @@ static void p4_derive(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 	struct vpmu_ctl_ctr imode[P4_NR_COUNTERS];
 	unsigned na = 0, ni = 0, th = cx->thread;
 	bool ht = cx->vm->ht;
+	/* An armed counter counts nothing yet; the core must see its alternate
+	 * overflow, so that one interrupts (the model makes no PMI of it unless
+	 * its own OVF_PMI bit asks for one). */
+	uint32_t armed = 0, sources = 0;
+	for (unsigned pmc = 0; pmc < P4_NR_COUNTERS; pmc++)
+		if (cascade_armed(r, pmc)) {
+			armed |= 1u << pmc;
+			sources |= 1u << cascade_from[pmc];
+		}
 	for (unsigned pmc = 0; pmc < P4_NR_COUNTERS; pmc++) {
 		uint64_t cccr = r->ctrl[P4_SLOT_CCCR0 + pmc];
-		if (!(cccr & P4_CCCR_ENABLE))
+		if (!(cccr & P4_CCCR_ENABLE) || ((armed >> pmc) & 1))
 			continue;
 		uint32_t escr_msr = p4_escr_addr(pmc, P4_CCCR_ESCR_SELECT(cccr));
 		int slot = escr_msr ? p4_escr_slot(escr_msr) : -1;
@@ -139,7 +171,9 @@ static void p4_derive(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 		}
 		struct vpmu_ctl_ctr e = { pmc, slot >= 0 ? (uint32_t)slot : 0,
 					  cccr & ~(uint64_t)P4_CCCR_OVF, escr, 0 };
-		if (cccr & P4_CCCR_OVF_PMI_T0)
+		if ((sources >> pmc) & 1)
+			e.evntsel |= P4_CCCR_OVF_PMI_T0;   /* the host must say when it overflows */
+		if (e.evntsel & P4_CCCR_OVF_PMI_T0)
 			imode[ni++] = e;
 		else
 			ctl->ctr[na++] = e;
@@ -206,14 +240,22 @@ static uint64_t p4_ctl_key(const struct vpmu_model *m, const struct vpmu_ctl_ctr
 	return e->aux_slot ? p4_event_key(p4_slot_escr(e->aux_slot), e->aux, e->evntsel) : 0;
 }
 
-/* The hardware sets CCCR.OVF (sticky) and interrupts the threads whose
- * OVF_PMI bit is set; the core delivers this thread's. */
+/* The hardware sets CCCR.OVF (sticky), starts the counters cascaded from
+ * this one and interrupts the threads whose OVF_PMI bit is set; the core
+ * delivers this thread's. */
 static bool p4_overflow(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 			struct vpmu_txn *t, unsigned pmc)
 {
 	(void)m;
 	uint64_t cccr = t->regs->ctrl[P4_SLOT_CCCR0 + pmc];
 	vpmu_txn_set_ctrl(t, P4_SLOT_CCCR0 + pmc, cccr | P4_CCCR_OVF);
+	/* The counters cascaded from this one start (the core derives the
+	 * control again before the next entry). */
+	uint64_t started = t->regs->misc[P4_MISC_CASCADED];
+	for (unsigned b = 0; b < P4_NR_COUNTERS; b++)
+		if (cascade_from[b] == pmc && cascade_armed(t->regs, b))
+			started |= 1ull << b;
+	vpmu_txn_set_misc(t, P4_MISC_CASCADED, started);
 	return (cccr & (cx->thread ? P4_CCCR_OVF_PMI_T1 : P4_CCCR_OVF_PMI_T0)) != 0;
 }
 

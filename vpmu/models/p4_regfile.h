@@ -24,6 +24,7 @@
 #define P4_SLOT_PMV     (P4_SLOT_PEBS + 1)                  /* 64 */
 #define P4_NR_CTRL_SLOTS (P4_SLOT_PMV + 1)                  /* 65 */
 #define P4_MISC_ENABLE  0u                     /* misc[] index */
+#define P4_MISC_CASCADED 1u                    /* misc[]: counters started by a cascade (no MSR) */
 
 #define P4_NR_REGS (2 * P4_NR_COUNTERS + P4_NR_ESCRS + 3)   /* 84 */
 
