@@ -45,18 +45,28 @@
 
 /* Per model: the event select and counter MSRs used, and two valid a-mode event
  * select values (enabled, USR|OS, counting different events) so every write in the
- * "write" loop changes the control. */
+ * "write" loop changes the control; the register and the two values the
+ * "write-enable" loop toggles the counter's enable with; and a register written
+ * once first (the P4's CCCR, which selects the ESCR the event select is). */
 struct bench_model {
 	const char *name;
 	uint32_t evntsel0, perfctr0;
 	uint64_t sel_a, sel_b;
+	uint32_t enable_reg;
+	uint64_t enable_on, enable_off;
+	uint32_t setup_reg;
+	uint64_t setup_val;
 };
 
 static const struct bench_model bench_models[] = {
 	/* EN | OS | USR; events 0x79 CPU_CLK_UNHALTED and 0xC0 INST_RETIRED */
-	{ "p6", 0x186, 0xC1, 0x430079, 0x4300C0 },
+	{ "p6", 0x186, 0xC1, 0x430079, 0x4300C0, 0x186, 0x430079, 0x030079, 0, 0 },
 	/* EN | OS | USR; events 0x76 CPU_CLK_UNHALTED and 0xC0 retired instructions */
-	{ "k7", 0xC0010000, 0xC0010004, 0x430076, 0x4300C0 },
+	{ "k7", 0xC0010000, 0xC0010004, 0x430076, 0x4300C0, 0xC0010000, 0x430076, 0x030076, 0, 0 },
+	/* FSB_ESCR0 (T0_OS|T0_USR): GLOBAL_POWER_EVENTS:RUNNING and
+	 * FSB_DATA_ACTIVITY:DRDY_DRV|DRDY_OWN; counter 0's CCCR selects it (ENABLE,
+	 * ESCR_SELECT 6, ACTIVE_THREAD 3): Linux's P4 programming. */
+	{ "p4", 0x3A2, 0x300, 0x2600020C, 0x2E00060C, 0x360, 0x3D000, 0x3C000, 0x360, 0x3D000 },
 };
 #define NR_BENCH_MODELS (sizeof(bench_models) / sizeof(bench_models[0]))
 
@@ -106,9 +116,8 @@ __attribute__((noinline)) static void op_write(struct bench *b, uint64_t i)
 __attribute__((noinline)) static void op_write_enable(struct bench *b, uint64_t i)
 {
 	enum vpmu_fault f;
-	/* EN is bit 22 of both P6's EVNTSEL0 and K7's PERFEVTSEL0. */
-	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, b->bm->evntsel0,
-		       (i & 1) ? b->bm->sel_a : b->bm->sel_a & ~(1ull << 22), &f);
+	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, b->bm->enable_reg,
+		       (i & 1) ? b->bm->enable_on : b->bm->enable_off, &f);
 }
 
 __attribute__((noinline)) static void op_read(struct bench *b, uint64_t i)
@@ -187,6 +196,8 @@ static void bench_setup(struct bench *b, const struct bench_model *bm)
 			die("vcpu create");
 		if (vpmu_vcpu_switch_in(b->vcpu[k], 0))
 			die("switch in");
+		if (bm->setup_reg)
+			wr(b->vcpu[k], bm->setup_reg, bm->setup_val);
 		wr(b->vcpu[k], bm->evntsel0, k ? bm->sel_b : bm->sel_a);
 		vpmu_vcpu_switch_out(b->vcpu[k]);
 	}

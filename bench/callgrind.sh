@@ -19,7 +19,8 @@ OUT=${3:-build/bench}
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not found: run scripts/install-deps" >&2; exit 1; }
 mkdir -p "$OUT"
 
-# The issue's instruction budget per op, or "-" for none.
+# The issue's instruction budget per op, or "-" for none (the p4 write's is twice
+# the p6 write's, measured in the same run).
 target() {
 	case $1 in
 	write) echo 300 ;;
@@ -72,6 +73,11 @@ for model in $("$BIN" --list | grep -v '^#'); do
 		done
 		lib=$(awk -v i="$lib" -v n="$ITERS" 'BEGIN { printf "%.1f", i / n }')
 		t=$(target "$op")
+		# Issue 11: a P4 control write (with its ESCR lookup) within 2x the P6's.
+		[ "$model/$op" = p6/write ] && p6_write=$lib
+		if [ "$model/$op" = p4/write ] && [ -n "${p6_write:-}" ]; then
+			t=$(awk -v p="$p6_write" 'BEGIN { printf "%.0f", 2 * p }')
+		fi
 		verdict=
 		if [ "$t" != - ]; then
 			if awk -v n="$lib" -v t="$t" 'BEGIN { exit !(n <= t) }'; then verdict=ok; else verdict=MISSED; fi

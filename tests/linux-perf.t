@@ -7,15 +7,22 @@
 #     host cannot count read 0 and vpmu-run's accounting says so), perf record
 #     samples through PMIs, and perf report puts the workload's hot function
 #     first;
-#   p6 on two vCPUs: perf stat -a counts on both;
-#   p6 and k8 in strict mode: Linux keeps running, and the accounting names
-#     the perfctr rules its drivers break.
-# All boots run in one kvm-env call (about 4 minutes nested on 2 cores).  The
+#   p4 (686) and p4-em64t (amd64): the same with Linux's NetBurst driver;
+#     its perf stat counts CPU-wide after a warm-up run (vpmu.stat=cpu: the
+#     driver's second counter write reuses the previous period's start), and
+#     the amd64 kernel runs without the 32-bit vDSO (vdso32=0: QEMU 7.2's TCG
+#     runs the vDSO's SYSENTER in compat mode with the 32-bit SYSENTER_EIP
+#     that nested KVM keeps for an Intel guest on AMD; docs/linux-guests.md);
+#   p6 on two vCPUs: perf stat -a counts on both; p4 with --ht on two vCPUs
+#     (the two threads of one core): the same, thread 1 on its own counter;
+#   p6, k8 and p4 in strict mode: Linux keeps running, and the accounting
+#     names the perfctr rules its drivers break.
+# All boots run in one kvm-env call (about 6 minutes nested on 2 cores).  The
 # guest side is guest-tests/linux/profile.sh; images from scripts/guest-image.
 KB=${VPMU_KVM_BUILD:-build/static}
 GB=${VPMU_GUEST_BUILD:-build/guest}
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] && cp -r "$tmp" /tmp/p4x/last; rm -rf "$tmp"' EXIT
 . tests/tap.sh
 
 k686=$(scripts/guest-image --kernel 686 2>"$tmp/img.err") &&
@@ -38,21 +45,25 @@ ok $? "the guests' initramfs is assembled (guest-tests/linux/initrd.sh)" "$tmp/i
 cp "$k686" "$tmp/vmlinuz-686" && cp "$kamd" "$tmp/vmlinuz-amd64"
 
 cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t acpi=off"
-boot() { # NAME MODEL KERNEL VCPUS EXTRA-OPTION CASE: boots.sh lines for one boot
+boot() { # NAME MODEL KERNEL VCPUS EXTRA-OPTION CASE [KERNEL-ARGS]: boots.sh lines for one boot
 	echo "echo @@RUN $1"
-	echo "./vpmu-run --model $2 --vcpus $4 $5 --timeout 200 --kernel vmlinuz-$3 --initrd initrd --append '$cmd vpmu.case=$6 vpmu.period=4000000' >out 2>err"
+	echo "./vpmu-run --model $2 --vcpus $4 $5 --timeout 200 --kernel vmlinuz-$3 --initrd initrd --append '$cmd vpmu.case=$6 vpmu.period=4000000${7:+ $7}' >out 2>err"
 	echo "echo @@STATUS \$?; cat out; sed 's/^/@@ERR /' err"
 }
 {
 	boot p6 p6 686 1 "" profile
 	boot k7 k7 686 1 "" profile
 	boot k8 k8 amd64 1 "" profile
+	boot p4 p4 686 1 "" profile vpmu.stat=cpu
+	boot p4e p4-em64t amd64 1 "" profile "vpmu.stat=cpu vdso32=0"
 	boot p6smp p6 686 2 "" smp
+	boot p4smp p4 686 2 --ht smp vpmu.stat=cpu
 	boot p6strict p6 686 1 --strict stat
 	boot k8strict k8 amd64 1 --strict stat
+	boot p4strict p4 686 1 --strict stat
 } >"$tmp/boots.sh"
 kvm() { # BOOTS-SCRIPT OUTPUT: one kvm-env call running the boots
-	scripts/kvm-env --patched-kvm --timeout 900 --smp 2 --mem 1536 --file "$KB/bin/vpmu-run" \
+	scripts/kvm-env --patched-kvm --timeout 1200 --smp 2 --mem 1536 --file "$KB/bin/vpmu-run" \
 		--file "$tmp/vmlinuz-686" --file "$tmp/vmlinuz-amd64" --file "$tmp/initrd" --file "$1" \
 		-- /bin/busybox sh "$(basename "$1")" >"$2" 2>"$tmp/env.err"
 }
@@ -71,15 +82,16 @@ split_boots "$tmp/all.out"
 # emulation of SVM; docs/linux-guests.md) ends at vpmu-run's --timeout with
 # status 124.  Such a boot runs once more, and the test says so.
 retry=
-for b in p6:p6:686:1::profile k7:k7:686:1::profile k8:k8:amd64:1::profile; do
+for b in p6:p6:686:1::profile: k7:k7:686:1::profile: k8:k8:amd64:1::profile: \
+	p4:p4:686:1::profile:vpmu.stat=cpu "p4e:p4-em64t:amd64:1::profile:vpmu.stat=cpu vdso32=0"; do
 	name=${b%%:*}
 	[ "$(cat "$tmp/$name.status" 2>/dev/null)" = 124 ] || continue
 	echo "# $name: vpmu-run's --timeout ended the boot (status 124); it runs once more. Its last lines:"
 	grep -v '^ ' "$tmp/$name.out" | tail -n 5 | sed 's/^/#   /'
-	IFS=: read -r n m k c o cs <<EOF2
+	IFS=: read -r n m k c o cs ka <<EOF2
 $b
 EOF2
-	boot "$n" "$m" "$k" "$c" "$o" "$cs" >>"$tmp/retry.sh"
+	boot "$n" "$m" "$k" "$c" "$o" "$cs" "$ka" >>"$tmp/retry.sh"
 	retry="$retry $name"
 done
 if [ -n "$retry" ]; then
@@ -95,7 +107,8 @@ csv() { # csv BOOT EVENT: perf stat's value of EVENT (first CSV line naming it)
 acct() { sed -n "s/^ *$2 *//p" "$tmp/$1.out" | head -n 1; } # the accounting's line for an event
 both() { cat "$tmp/$1.out" "$tmp/$1.err" >"$tmp/$1.all" 2>/dev/null; echo "$tmp/$1.all"; }
 
-for b in p6:p6:"p6 PMU driver" k7:k7:"AMD PMU driver" k8:k8:"AMD PMU driver"; do
+for b in p6:p6:"p6 PMU driver" k7:k7:"AMD PMU driver" k8:k8:"AMD PMU driver" \
+	p4:p4:"Netburst P4/Xeon PMU driver" p4e:p4-em64t:"Netburst P4/Xeon PMU driver"; do
 	name=${b%%:*}; rest=${b#*:}; model=${rest%%:*}; driver=${rest#*:}
 	f=$(both "$name")
 	[ "$(st "$name")" = 0 ]
@@ -144,7 +157,24 @@ c1=$(line p6smp stat: | awk -F, '$1 == "CPU1" && $4 == "cycles" { print $2 }')
 [ "${c0:-0}" -gt 0 ] && [ "${c1:-0}" -gt 0 ] 2>/dev/null
 ok $? "p6, 2 vCPUs: perf stat -a counts cycles on both CPUs (CPU0 ${c0:-none}, CPU1 ${c1:-none})" "$f"
 
-for b in p6strict:p6 k8strict:k8; do
+# P4 with hyper-threading: vCPUs 0 and 1 are the two threads of one core.
+# Linux gives thread 1 its own counters (cycles: counter 2 through FSB_ESCR1,
+# T1_OS/T1_USR, OVF_PMI_T1), so the package's counter 2 counts thread 1.
+f=$(both p4smp)
+[ "$(st p4smp)" = 0 ]; ok $? "p4 --ht, 2 vCPUs: status 0 (got $(st p4smp); $(line p4smp kernel))" "$f"
+line p4smp dmesg: | grep -q "Performance Events: .*Netburst P4/Xeon PMU driver\."
+ok $? "p4 --ht: Linux's driver accepts the virtual PMU ($(line p4smp dmesg: | grep 'Performance Events' | head -n 1))" "$f"
+c0=$(line p4smp stat: | awk -F, '$1 == "CPU0" && $4 == "cycles" { print $2 }')
+c1=$(line p4smp stat: | awk -F, '$1 == "CPU1" && $4 == "cycles" { print $2 }')
+# Each thread ran one workload of about a billion cycles (the profile boots'
+# count): a count beyond 10^11 is not a count of this run.
+[ "${c0:-0}" -gt 0 ] && [ "${c1:-0}" -gt 0 ] && [ "$c0" -lt 100000000000 ] && [ "$c1" -lt 100000000000 ] 2>/dev/null
+ok $? "p4 --ht: perf stat -a counts cycles on both threads (CPU0 ${c0:-none}, CPU1 ${c1:-none})" "$f"
+t1=$(awk '/^  vCPU 1$/ { v = 1; next } v && /counters:/ { print; exit }' "$tmp/p4smp.out" | sed -n 's/.* pmc2=\([0-9]*\).*/\1/p')
+[ "${t1:-0}" -gt 0 ] 2>/dev/null
+ok $? "p4 --ht: thread 1 counts on its own counter (vCPU 1 pmc2=${t1:-none}; $(awk '/^  vCPU 1$/ { v = 1; next } v && /perfctr-rule/ { sub(/^ */, ""); print; exit }' "$tmp/p4smp.out"))" "$f"
+
+for b in p6strict:p6 k8strict:k8 p4strict:p4; do
 	name=${b%%:*}; model=${b#*:}
 	f=$(both "$name")
 	# What a refused write leaves counting is the driver's business: a counter

@@ -244,7 +244,7 @@ static void check_retarget(struct vpmu_vcpu *v, const struct vpmu_ctl *patched)
 /* A write that only changes counter t->retarget's image (vpmu_txn_retarget):
  * the current control with that entry patched, checked, installed in place. */
 static __attribute__((noinline)) void retarget_slow(struct vpmu_vcpu *v, unsigned i,
-						     uint64_t sel)
+						     uint64_t sel, bool aux)
 {
 	struct vpmu_ctl ctl;
 	unsigned n = vpmu_ctl_n(&v->ctl);
@@ -252,26 +252,34 @@ static __attribute__((noinline)) void retarget_slow(struct vpmu_vcpu *v, unsigne
 	ctl.nrictrs = v->ctl.nrictrs;
 	memcpy(ctl.global, v->ctl.global, sizeof(ctl.global));
 	memcpy(ctl.ctr, v->ctl.ctr, n * sizeof(ctl.ctr[0]));
-	ctl.ctr[i].evntsel = sel;
+	if (aux)
+		ctl.ctr[i].aux = sel;
+	else
+		ctl.ctr[i].evntsel = sel;
 	apply_control(v, &ctl);
 }
 
-static inline __attribute__((always_inline)) enum vpmu_fault txn_retarget(struct vpmu_vcpu *v,
-									    struct vpmu_txn *t,
-									    uint32_t viol, bool strict,
-									    bool host)
+static inline uint64_t *retarget_field(struct vpmu_ctl_ctr *e, bool aux)
+{
+	return aux ? &e->aux : &e->evntsel;
+}
+
+static inline __attribute__((always_inline)) enum vpmu_fault retarget_commit(struct vpmu_vcpu *v,
+									       struct vpmu_txn *t,
+									       uint32_t viol, bool strict,
+									       bool host, bool aux)
 {
 	int i = v->vidx[t->retarget % VPMU_MAX_CTRS];
 	uint64_t sel = t->retarget_sel;
 	if (i >= 0) {
-		uint64_t old = v->ctl.ctr[i].evntsel;
-		v->ctl.ctr[i].evntsel = sel;
+		uint64_t *f = retarget_field(&v->ctl.ctr[i], aux), old = *f;
+		*f = sel;
 #ifdef VPMU_CONTRACT_CHECKS
 		check_retarget(v, &v->ctl);
 #endif
 		if (!host && v->mops->check_control)
 			viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
-		v->ctl.ctr[i].evntsel = old;
+		*f = old;
 	} else {
 #ifdef VPMU_CONTRACT_CHECKS
 		check_retarget(v, &v->ctl);
@@ -284,15 +292,39 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_retarget(struct
 		txn_undo(t);
 		return VPMU_FAULT_STRICT;
 	}
-	if (i >= 0 && sel != v->ctl.ctr[i].evntsel) {
-		if (v->cpu >= 0 && (unsigned)i < v->ctl.nractrs)
-			vpmu_state_retarget(v, (unsigned)i, sel);
-		else
-			retarget_slow(v, (unsigned)i, sel);
+	if (i >= 0 && sel != *retarget_field(&v->ctl.ctr[i], aux)) {
+		if (v->cpu >= 0 && (unsigned)i < v->ctl.nractrs) {
+			if (aux)
+				vpmu_state_retarget(v, (unsigned)i, sel, true);
+			else
+				vpmu_state_retarget(v, (unsigned)i, sel, false);
+		} else {
+			retarget_slow(v, (unsigned)i, sel, aux);
+		}
 	}
 	if (v->core)
 		notify_sibling(v);
 	return VPMU_FAULT_NONE;
+}
+
+/* The aux form (vpmu_txn_retarget_aux, the P4's ESCR) out of line: the P6 and
+ * K7 event-select writes pay one test for it. */
+static __attribute__((noinline)) enum vpmu_fault retarget_commit_aux(struct vpmu_vcpu *v,
+								      struct vpmu_txn *t,
+								      uint32_t viol, bool strict,
+								      bool host)
+{
+	return retarget_commit(v, t, viol, strict, host, true);
+}
+
+static inline __attribute__((always_inline)) enum vpmu_fault txn_retarget(struct vpmu_vcpu *v,
+									    struct vpmu_txn *t,
+									    uint32_t viol, bool strict,
+									    bool host)
+{
+	if (__builtin_expect(t->retarget_aux, 0))
+		return retarget_commit_aux(v, t, viol, strict, host);
+	return retarget_commit(v, t, viol, strict, host, false);
 }
 
 /* Steps 2 and 3 of a transaction whose step 1 (the model's op) accepted it. */

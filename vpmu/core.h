@@ -349,26 +349,34 @@ static inline __attribute__((always_inline)) void vpmu_fold(struct vpmu_vcpu *v,
  * of suspend + resume for that change). */
 static inline __attribute__((always_inline)) void vpmu_state_retarget_one(struct vpmu_vcpu *v,
 									   unsigned i, uint64_t sel,
-									   bool per_counter)
+									   bool per_counter, bool aux)
 {
 	unsigned pmc = v->ctl.ctr[i].pmc;
 	uint64_t now = vpmu_host_read(v, pmc);
 	v->pmc[i].sum += now - v->pmc[i].start;
 	vpmu_fold(v, i);
 	v->pmc[i].start = now;
-	v->ctl.ctr[i].evntsel = sel;
+	if (aux)
+		v->ctl.ctr[i].aux = sel;
+	else
+		v->ctl.ctr[i].evntsel = sel;
 	v->event[i] = VPMU_EVENT_UNRESOLVED;
 	if (per_counter && v->cache->ctrl[pmc] != sel)
 		vpmu_host_write_ctrl(v, pmc, sel);
+	/* The aux image's slot is the entry's alone (vpmu_txn_retarget_aux). */
+	if (aux && v->cache->ctrl[v->ctl.ctr[i].aux_slot] != sel)
+		vpmu_host_write_ctrl(v, v->ctl.ctr[i].aux_slot, sel);
 }
 
+/* Counter i's image (aux: its aux) becomes sel, in place. */
 static inline __attribute__((always_inline)) void vpmu_state_retarget(struct vpmu_vcpu *v,
-								       unsigned i, uint64_t sel)
+								       unsigned i, uint64_t sel,
+								       bool aux)
 {
-	bool per_counter = v->mops->ctrl_images == NULL;
-	vpmu_state_retarget_one(v, i, sel, per_counter);
+	bool per_counter = !aux && v->mops->ctrl_images == NULL;
+	vpmu_state_retarget_one(v, i, sel, per_counter, aux);
 	v->id_valid = false;
-	if (per_counter)
+	if (per_counter || aux)
 		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
 	else
 		vpmu_write_control_images(v);

@@ -115,6 +115,7 @@ struct vpmu_txn {
 	bool host;           /* host-initiated (save/restore): no guest semantics */
 	uint8_t n;           /* registers changed (undo entries) */
 	uint8_t retarget;    /* vpmu_txn_retarget()'s counter, or VPMU_TXN_NO_RETARGET */
+	bool retarget_aux;   /* the retarget patches aux, not evntsel */
 	uint64_t retarget_sel;
 	uint32_t violations; /* perfctr rules broken by the values written (step 1) */
 	uint32_t ctr_mask;   /* counters loaded: ctr_val[pmc] */
@@ -172,6 +173,16 @@ static inline void vpmu_txn_retarget(struct vpmu_txn *t, unsigned pmc, uint64_t 
 {
 	t->retarget = (uint8_t)pmc;
 	t->retarget_sel = evntsel;
+	t->retarget_aux = false;
+}
+/* The same for a write that changes only counter pmc's aux (the P4's ESCR
+ * image when one counter of the control selects that ESCR): no other entry
+ * of the control has its aux_slot, so the core rewrites that one image. */
+static inline void vpmu_txn_retarget_aux(struct vpmu_txn *t, unsigned pmc, uint64_t aux)
+{
+	t->retarget = (uint8_t)pmc;
+	t->retarget_sel = aux;
+	t->retarget_aux = true;
 }
 
 static inline void vpmu_txn_violate(struct vpmu_txn *t, unsigned rule)

@@ -276,28 +276,39 @@ int vpmu_vcpu_poll(struct vpmu_vcpu *v)
 	return 0;
 }
 
-int vpmu_vcpu_switch_out(struct vpmu_vcpu *v)
+/* perfctr suspend, after the backend's poll: the cache keeps the control's id. */
+static inline __attribute__((always_inline)) void switch_out(struct vpmu_vcpu *v)
 {
-	if (!v || v->cpu < 0)
-		return -EINVAL;
 	struct vpmu_cpu_cache *c = v->cache;
-	land_overflows(v);
 	/* A control installed while switched in left the cache without an id
 	 * (write_control); perfctr's would have recorded it, and the next resume's
 	 * id match depends on it. */
 	if (!v->id_valid)
 		c->id = vpmu_vcpu_id(v);
-	if (v->core) {
-		/* What a thread counted is the core's once it stops running. */
-		pthread_mutex_lock(&v->core->lock);
-		vpmu_ht_sync(v, true);
-		state_suspend(v);
-		pthread_mutex_unlock(&v->core->lock);
-	} else {
-		state_suspend(v);
-	}
+	state_suspend(v);
 	c->running = NULL;
 	v->cache = NULL;
 	v->cpu = -1;
+}
+
+/* An HT sibling: what it counted is the core's once it stops running. */
+static __attribute__((noinline, cold)) int switch_out_ht(struct vpmu_vcpu *v)
+{
+	land_overflows(v);
+	pthread_mutex_lock(&v->core->lock);
+	vpmu_ht_sync(v, true);
+	switch_out(v);
+	pthread_mutex_unlock(&v->core->lock);
+	return 0;
+}
+
+int vpmu_vcpu_switch_out(struct vpmu_vcpu *v)
+{
+	if (!v || v->cpu < 0)
+		return -EINVAL;
+	if (__builtin_expect(v->core != NULL, 0))
+		return switch_out_ht(v);
+	land_overflows(v);
+	switch_out(v);
 	return 0;
 }

@@ -70,6 +70,35 @@ static inline unsigned escr_cpl(uint64_t escr, unsigned t)
 	return t ? (unsigned)escr & 3u : ((unsigned)escr >> 2) & 3u;
 }
 
+/*
+ * Without HT an ESCR's value decides neither which counters count nor their
+ * mode: it is the aux of every enabled counter whose CCCR selects it.  When
+ * at most one does, the write changes only that counter's aux (or nothing):
+ * tell the core (vpmu_txn_retarget_aux), which then patches the control
+ * instead of deriving it again.
+ */
+static void p4_escr_retarget(struct vpmu_txn *t, uint32_t escr_msr, uint64_t val)
+{
+	uint64_t enabled = t->regs->misc[P4_MISC_ENABLED];
+	unsigned n = 0, which = 0;
+	for (uint64_t m = enabled; m; m &= m - 1) {
+		unsigned pmc = (unsigned)__builtin_ctzll(m);
+		if (p4_escr_addr(pmc, P4_CCCR_ESCR_SELECT(t->regs->ctrl[P4_SLOT_CCCR0 + pmc])) ==
+		    escr_msr && n++ == 0)
+			which = pmc;
+	}
+	if (n == 0) {
+		/* A counter outside the control: the core changes nothing. */
+		uint64_t idle = ~enabled & ((1ull << P4_NR_COUNTERS) - 1);
+		if (!idle)
+			return;
+		which = (unsigned)__builtin_ctzll(idle);
+	} else if (n > 1) {
+		return;
+	}
+	vpmu_txn_retarget_aux(t, which, val);
+}
+
 static enum vpmu_fault p4_write(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 				struct vpmu_txn *t, const struct vpmu_reg *reg, uint64_t val)
 {
@@ -92,9 +121,13 @@ static enum vpmu_fault p4_write(const struct vpmu_model *m, const struct vpmu_ct
 	if (val & P4_RESERVED_HI)
 		return VPMU_FAULT_RESERVED;
 	if (slot < P4_NR_COUNTERS) {
-		/* A CCCR write arms its cascade again. */
+		/* A CCCR write arms its cascade again; the enabled mask follows it
+		 * (derive walks only the enabled counters). */
 		vpmu_txn_set_misc(t, P4_MISC_CASCADED,
 				  t->regs->misc[P4_MISC_CASCADED] & ~(1ull << slot));
+		vpmu_txn_set_misc(t, P4_MISC_ENABLED,
+				  (t->regs->misc[P4_MISC_ENABLED] & ~(1ull << slot)) |
+				  ((val & P4_CCCR_ENABLE) ? 1ull << slot : 0));
 		if (!t->host) {
 			/* OVF is the hardware's: software clears it, a 1 written
 			 * where it is clear changes nothing; writing back what it
@@ -112,6 +145,8 @@ static enum vpmu_fault p4_write(const struct vpmu_model *m, const struct vpmu_ct
 		else
 			t->violations |= p4_escr_violations(val);
 	}
+	if (slot >= P4_SLOT_ESCR0 && slot < P4_SLOT_PEBS && !cx->vm->ht)
+		p4_escr_retarget(t, reg->addr, val);
 	vpmu_txn_set_ctrl(t, slot, val);
 	return VPMU_FAULT_NONE;
 }
@@ -148,16 +183,18 @@ static void p4_derive(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 	/* An armed counter counts nothing yet; the core must see its alternate
 	 * overflow, so that one interrupts (the model makes no PMI of it unless
 	 * its own OVF_PMI bit asks for one). */
+	uint64_t enabled = r->misc[P4_MISC_ENABLED];
 	uint32_t armed = 0, sources = 0;
-	for (unsigned pmc = 0; pmc < P4_NR_COUNTERS; pmc++)
+	for (uint64_t left = enabled; left; left &= left - 1) {
+		unsigned pmc = (unsigned)__builtin_ctzll(left);
 		if (cascade_armed(r, pmc)) {
 			armed |= 1u << pmc;
 			sources |= 1u << cascade_from[pmc];
 		}
-	for (unsigned pmc = 0; pmc < P4_NR_COUNTERS; pmc++) {
+	}
+	for (uint64_t left = enabled & ~(uint64_t)armed; left; left &= left - 1) {
+		unsigned pmc = (unsigned)__builtin_ctzll(left);
 		uint64_t cccr = r->ctrl[P4_SLOT_CCCR0 + pmc];
-		if (!(cccr & P4_CCCR_ENABLE) || ((armed >> pmc) & 1))
-			continue;
 		uint32_t escr_msr = p4_escr_addr(pmc, P4_CCCR_ESCR_SELECT(cccr));
 		int slot = escr_msr ? p4_escr_slot(escr_msr) : -1;
 		uint64_t escr = slot >= 0 ? r->ctrl[slot] : 0;

@@ -25,6 +25,7 @@
 #define P4_NR_CTRL_SLOTS (P4_SLOT_PMV + 1)                  /* 65 */
 #define P4_MISC_ENABLE  0u                     /* misc[] index */
 #define P4_MISC_CASCADED 1u                    /* misc[]: counters started by a cascade (no MSR) */
+#define P4_MISC_ENABLED  2u                    /* misc[]: CCCRs with ENABLE (no MSR; derived by write) */
 
 #define P4_NR_REGS (2 * P4_NR_COUNTERS + P4_NR_ESCRS + 3)   /* 84 */
 
