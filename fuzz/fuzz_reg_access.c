@@ -208,6 +208,10 @@ static void op_read(struct world *w, struct fvm *fv, struct vpmu_vcpu *v, struct
 {
 	struct reg scratch;
 	const struct reg *r = pick_reg(fv, in, &scratch);
+	/* Work deferred to the next entry or access (an overflow's status, a
+	 * cascade started, an HT sibling's write) may write host registers: take
+	 * it in first, as the VMM's entry would, so the read alone is checked. */
+	vpmu_vcpu_enter(v);
 	uint64_t hw = host_writes(w), val = 0;
 	enum vpmu_fault f;
 	CHECK(vpmu_reg_read(v, r->space, r->addr, &val, &f) == 0, "read rc");

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The guest tier under real KVM (docs/testing.md): the bare-metal guests of
-# guest-tests/ run by vpmu-run, for every legacy x86 model in the default and in
+# guest-tests/ run by vpmu-run, for every x86 model (P5 to P4, K7/K8, ...) in the default and in
 # strict mode, plus tiny hand-encoded guests for vpmu-run's own contract (exit
 # port, serial console, a guest spinning without exits stopped at --timeout, a
 # triple fault reported).  All runs share one scripts/kvm-env boot: natively on
@@ -11,7 +11,7 @@
 B=${VPMU_BUILD:-build}
 KB=${VPMU_KVM_BUILD:-build/static}
 GB=${VPMU_GUEST_BUILD:-build/guest}
-MODELS="p5 p5mmx 6x86mx mii cyrix-iii winchip-c6 winchip2 winchip3 p6 k7 k8 c3 generic"
+MODELS="p5 p5mmx 6x86mx mii cyrix-iii winchip-c6 winchip2 winchip3 p6 k7 k8 c3 p4 p4-em64t generic"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 . tests/tap.sh

@@ -20,21 +20,12 @@
 #include <time.h>
 
 #include "kvm_live.h"
+#include "kvm_pmi.h"
 #include "kvm_rdpmc.h"
 #include "vm_glue.h"
 #include "vpmu/kvm_x86.h"
 
 
-/* LAPIC register offsets in the KVM_GET_LAPIC page and LVT fields (Intel SDM
- * vol. 3, "Local Vector Table"). */
-#define APIC_ID      0x020
-#define APIC_SVR     0x0F0
-#define APIC_LVTPC   0x340
-#define SVR_ENABLE   (1u << 8)
-#define LVT_MASKED   (1u << 16)
-#define LVT_DM(v)    (((v) >> 8) & 7u)
-#define LVT_DM_FIXED 0u
-#define LVT_DM_NMI   4u
 
 /* Filter ranges: at most KVM_MSR_FILTER_MAX_RANGES (16, api.rst); one range's
  * bitmap spans at most this many MSRs, so far-apart groups get ranges of their
@@ -49,7 +40,7 @@ struct vpmu_kvm_vcpu {
 	struct vpmu_vcpu *vcpu;
 	const struct vpmu_vm *vm;
 	int signo;               /* the kick signal */
-	bool automask;           /* PMI delivery masks LVTPC (vpmu_vm_lvtpc_automask) */
+	struct kvm_pmi pmi;      /* PMI delivery (kvm_pmi.h) */
 	enum vpmu_kvm_rdpmc rdpmc;
 	struct kvm_rdpmc_sync sync;  /* VPMU_KVM_RDPMC_SYNC: what KVM's counters hold */
 	struct vpmu_kvm_stats stats;
@@ -159,7 +150,8 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	kv->vcpu = vcpu;
 	kv->signo = signo;
 	kv->vm = vpmu_vcpu_vm(vcpu);
-	kv->automask = vpmu_vm_lvtpc_automask(kv->vm);
+	kv->pmi = (struct kvm_pmi){ .vm_fd = vm_fd, .vcpu_fd = vcpu_fd, .signo = signo,
+				    .automask = vpmu_vm_lvtpc_automask(kv->vm) };
 
 	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
 	struct {
@@ -205,6 +197,7 @@ void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv)
 {
 	/* A vCPU still switched in is switched out: its counts land. */
 	vpmu_kvm_vcpu_pause(kv);
+	kvm_pmi_destroy(&kv->pmi);
 	free(kv);
 }
 
@@ -231,66 +224,6 @@ int vpmu_kvm_vcpu_snapshot(const struct vpmu_kvm_vcpu *kv, struct vpmu_kvm_snaps
 	return 0;
 }
 
-static uint32_t lapic_reg(const struct kvm_lapic_state *s, unsigned off)
-{
-	uint32_t v;
-	memcpy(&v, s->regs + off, sizeof(v));
-	return v;
-}
-
-/* Deliver the pending PMI as the guest's LVTPC says (docs/principles.md §6;
- * docs/integration.md "PMIs").  A PMI that the hardware would not deliver (APIC software-
- * disabled, LVTPC masked) is dropped, as it is lost on the real CPU. */
-static int inject_pmi(struct vpmu_kvm_vcpu *kv, char *err)
-{
-	struct kvm_lapic_state s;
-	if (ioctl(kv->vcpu_fd, KVM_GET_LAPIC, &s) < 0)
-		return fail(err, errno, "KVM_GET_LAPIC");
-	vpmu_vcpu_pmi_ack(kv->vcpu);
-	uint32_t lvtpc = lapic_reg(&s, APIC_LVTPC);
-	if (!(lapic_reg(&s, APIC_SVR) & SVR_ENABLE)) {
-		kv->stats.pmis_apic_off++;
-		return 0;
-	}
-	if (lvtpc & LVT_MASKED) {
-		kv->stats.pmis_masked++;
-		return 0;
-	}
-	/* The CPUs that auto-mask (P4, Pentium M on: vpmu_vm_lvtpc_automask) set the
-	 * LVTPC mask on delivery and the handler unmasks it; KVM does not do it for
-	 * an injected PMI, so do it first (KVM_SET_LAPIC
-	 * rewrites the whole page, IRR included, so it must precede the MSI). */
-	if (kv->automask) {
-		uint32_t masked = lvtpc | LVT_MASKED;
-		memcpy(s.regs + APIC_LVTPC, &masked, sizeof(masked));
-		if (ioctl(kv->vcpu_fd, KVM_SET_LAPIC, &s) < 0)
-			return fail(err, errno, "KVM_SET_LAPIC (LVTPC mask)");
-	}
-	switch (LVT_DM(lvtpc)) {
-	case LVT_DM_NMI:
-		if (ioctl(kv->vcpu_fd, KVM_NMI) < 0)
-			return fail(err, errno, "KVM_NMI");
-		kv->stats.pmis_nmi++;
-		return 0;
-	case LVT_DM_FIXED: {
-		/* In xAPIC mode KVM's LAPIC page holds the id in bits 24-31. */
-		uint32_t apic_id = lapic_reg(&s, APIC_ID) >> 24;
-		struct kvm_msi msi = { .address_lo = 0xFEE00000u | apic_id << 12,
-				       .data = lvtpc & 0xFF };
-		if (ioctl(kv->vm_fd, KVM_SIGNAL_MSI, &msi) < 0)
-			return fail(err, errno, "KVM_SIGNAL_MSI (vector 0x%x)", lvtpc & 0xFF);
-		kv->stats.pmis_fixed++;
-		return 0;
-	}
-	default: /* SMI, INIT, ExtINT: no PMI delivery a profiler programs */
-		kv->stats.pmis_bad_mode++;
-		return 0;
-	}
-}
-
-/* A PMU MSR exit (the filter sends only those): libvpmu answers it, with the
- * vCPU switched in; a fault becomes msr.error, which KVM turns into #GP in the
- * guest. */
 static void answer_msr(struct vpmu_kvm_vcpu *kv)
 {
 	struct kvm_run *run = kv->run;
@@ -341,10 +274,11 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
 	 * next entry (stats.msr_ns). */
 	uint64_t t0 = 0;
 	for (;;) {
-		if (vpmu_vcpu_pmi_pending(kv->vcpu, NULL)) {
-			int r = inject_pmi(kv, err);
+		if (vpmu_vcpu_pmi_pending(kv->vcpu, NULL) || kv->pmi.held) {
+			const char *what = "";
+			int r = kvm_pmi_deliver(&kv->pmi, kv->vcpu, &kv->stats, &what);
 			if (r < 0)
-				return r;
+				return fail(err, -r, "%s", what);
 		}
 		/* What this exit's accesses changed reaches the host counters now. */
 		vpmu_vcpu_enter(kv->vcpu);

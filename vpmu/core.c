@@ -482,6 +482,18 @@ bool vpmu_vcpu_pmi_pending(const struct vpmu_vcpu *v, uint64_t *ovf_mask)
 	return v->pmi_pending;
 }
 
+bool vpmu_vcpu_pmi_asserted(struct vpmu_vcpu *v)
+{
+	if (!v || !v->mops->pmi_asserted)
+		return false;
+	if (v->core)
+		pthread_mutex_lock(&v->core->lock);
+	bool a = v->mops->pmi_asserted(v->model, &v->ctx, v->rf);
+	if (v->core)
+		pthread_mutex_unlock(&v->core->lock);
+	return a;
+}
+
 uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *v)
 {
 	if (!v)

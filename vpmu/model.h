@@ -284,6 +284,11 @@ struct vpmu_model_ops {
 	 * its arguments; returns the SBI error code (0 or negative) and *value. */
 	long (*call)(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu_txn *t,
 		     unsigned long fid, const uint64_t *args, uint64_t *value);
+	/* A PMI that is a level (the P4): whether the line is asserted for the
+	 * thread now, from the status registers.  NULL: PMIs are edges, and one the
+	 * LVTPC mask blocks is lost. */
+	bool (*pmi_asserted)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+			     const struct vpmu_regfile *r);
 	/* Whether PMI delivery sets the LVTPC mask bit on this identity (NULL: never). */
 	bool (*lvtpc_automask)(const struct vpmu_model *m, const struct vpmu_vm_opts *o);
 };

@@ -77,8 +77,27 @@ static bool has_misc_enable(const struct cpu_ident *id)
 	return false;
 }
 
-static void misc_enable_case(const struct cpu_ident *id)
+/* p4.md "Registers": IA32_MISC_ENABLE reads 0x1880 at reset: bit 7 (EMON,
+ * performance monitoring available: perfctr's and Linux's p4_pmu_init
+ * require it), bits 11 and 12 (BTS and PEBS unavailable, a deviation); those
+ * three are read-only, the other bits keep what is written. */
+static void p4_misc_enable_case(void)
 {
+	begin_case("detect: IA32_MISC_ENABLE (0x1A0) reads 0x1880 (bit 7: performance monitoring "
+		   "available; BTS, PEBS unavailable); bits 7, 11, 12 read-only");
+	EXPECT_EQ(RD(MSR_MISC_ENABLE), 0x1880);
+	EXPECT_STORED(MSR_MISC_ENABLE, 0x1881);
+	expect_stored_at(__FILE_NAME__, __LINE__, MSR_MISC_ENABLE, 0x1, 0x1881);
+	expect_stored_at(__FILE_NAME__, __LINE__, MSR_MISC_ENABLE, 0, 0x1880);
+	end_case();
+}
+
+static void misc_enable_case(const struct pmu_model *m, const struct cpu_ident *id)
+{
+	if (m->style == STYLE_P4) {
+		p4_misc_enable_case();
+		return;
+	}
 	if (has_misc_enable(id)) {
 		begin_case("detect: IA32_MISC_ENABLE (0x1A0) has bit 7 (performance monitoring available)");
 		EXPECT(RD(MSR_MISC_ENABLE) & MISC_ENABLE_PERF_AVAIL);
@@ -91,6 +110,8 @@ static void misc_enable_case(const struct cpu_ident *id)
 
 static bool owns(const struct pmu_model *m, uint32_t msr)
 {
+	if (m->style == STYLE_P4)
+		return p4_has_msr(cpu_model(m), msr);
 	for (unsigned i = 0; i < MAX_CTRS; i++)
 		if (((m->ctr_mask & (1u << i)) && m->ctr[i] == msr) || (i < m->nctl && m->ctl[i] == msr))
 			return true;
@@ -103,6 +124,18 @@ static void reset_values_case(const struct pmu_model *m)
 	 * boot is its "BIOS has corrupted hw-PMU resources" warning.  The pages
 	 * give 0 as every register's reset value. */
 	begin_case("detect: check_hw_exists reads every control MSR: no #GP, reset value 0");
+	if (m->style == STYLE_P4) {
+		/* p4.md: every counter, CCCR, ESCR and the PEBS pair reset to 0. */
+		for (unsigned i = 0; i < P4_NCTRS; i++) {
+			EXPECT_EQ(RD(P4_CCCR(i)), 0);
+			EXPECT_EQ(RD(P4_CTR(i)), 0);
+		}
+		for (unsigned i = 0; i < p4_nescrs; i++)
+			if (p4_has_msr(cpu_model(m), p4_escrs[i]))
+				EXPECT_EQ(RD(p4_escrs[i]), 0);
+		EXPECT_EQ(RD(P4_PEBS_ENABLE), 0);
+		EXPECT_EQ(RD(P4_PEBS_MATRIX_VERT), 0);
+	}
 	for (unsigned i = 0; i < m->nctl; i++)
 		EXPECT_EQ(RD(m->ctl[i]), 0);
 	for (unsigned i = 0; i < 2 && m->readonly[i]; i++)
@@ -135,9 +168,31 @@ static void probe_case(const struct pmu_model *m)
 	end_case();
 }
 
+/* MSRs next to the P4's that are none of its registers (p4.md "Registers"):
+ * past the 18 counters and CCCRs, the holes among the ESCRs, past CRU_ESCR5;
+ * IQ_ESCR0/1 on CPUID models above 2 (p4-em64t.md). */
+static const uint32_t p4_holes[] = { 0x312, 0x372, 0x3BF, 0x3C6, 0x3C7, 0x3CE, 0x3DF, 0x3E2,
+				     P4_IQ_ESCR0, P4_IQ_ESCR1 };
+
 static void foreign_case(const struct pmu_model *m)
 {
-	if (m->style == STYLE_NONE)
+	if (m->style == STYLE_P4) {
+		begin_case("detect: PMU MSRs of other families, and the P4's holes (0x3BF, 0x3C6, ..., "
+			   "%s), raise #GP on read and write",
+			   cpu_model(m) <= 2 ? "IQ_ESCR0/1 present on model <= 2" :
+			   "IQ_ESCR0/1 absent on model > 2");
+		for (unsigned i = 0; i < sizeof(p4_holes) / sizeof(p4_holes[0]); i++) {
+			if (owns(m, p4_holes[i]))
+				continue;
+			EXPECT_RD_GP(p4_holes[i]);
+			EXPECT_REFUSED(p4_holes[i], 0);
+		}
+		if (cpu_model(m) <= 2) {
+			EXPECT_EQ(RD(P4_IQ_ESCR0), 0);
+			EXPECT_STORED(P4_IQ_ESCR1, P4_ESCR_EVENT(0x02) | P4_ESCR_T0_OS);
+			WR(P4_IQ_ESCR1, 0);
+		}
+	} else if (m->style == STYLE_NONE)
 		begin_case("detect: check_hw_exists fails: every PMU MSR raises #GP on read and "
 			   "write (PMU not available)");
 	else
@@ -156,7 +211,7 @@ void test_detect(const struct pmu_model *m, const struct cpu_ident *id)
 {
 	identity_case(m, id);
 	dispatch_case(m, id);
-	misc_enable_case(id);
+	misc_enable_case(m, id);
 	if (m->style != STYLE_NONE) {
 		reset_values_case(m);
 		probe_case(m);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Case group 6: the register sequences of Linux perf's legacy drivers,
- * replayed as arch/x86/events/core.c and intel/p6.c or amd/core.c issue
- * them for "cycles" sampled every PERIOD and "instructions" counted.  They
+ * replayed as arch/x86/events/core.c and intel/p6.c, intel/p4.c or amd/core.c
+ * issue them for "cycles" sampled every PERIOD and "instructions" counted.  They
  * break perfctr's rules (P6: EVNTSEL0 = 0x40002E, EN with no CPL; AMD: a
  * counting event's start value 2^47+1 is non-negative in 32 bits), so in the
  * default mode everything counts as on the hardware and in strict mode exactly
@@ -240,6 +240,119 @@ static void linux_amd(const struct pmu_model *m)
 	lx_done(m);
 }
 
+/*
+ * Linux's P4 driver (arch/x86/events/intel/p4.c) on thread 0 without HT:
+ * cycles = GLOBAL_POWER_EVENTS:RUNNING on counter 0 through FSB_ESCR0,
+ * instructions = INSTR_RETIRED:NBOGUSNTAG|BOGUSNTAG on counter 12 through
+ * CRU_ESCR0 (p4_event_bind_map); every CCCR gets THREAD_ANY and OVF_PMI_T0
+ * (p4_default_cccr_conf), so a counting event is an interrupting one with the
+ * maximum period 2^39-1 (cntval_bits 40): its start (-(2^39-1)) & (2^40-1) =
+ * 0x8000000001 is non-negative in 32 bits, which breaks ireset-nonnegative.
+ */
+#define P4_CRU_ESCR0   0x3B8u
+#define P4_ESCR_INSTR  (P4_ESCR_EVENT(0x02) | P4_ESCR_EMASK(0x5) | P4_ESCR_T0_OS | P4_ESCR_T0_USR)
+#define P4_CCCR_INSTR  (P4_CCCR_ENABLE | P4_CCCR_ESCR_SEL(4) | P4_CCCR_ACTIVE_THREAD(3))
+#define P4_LX_CTR(idx) ((idx) ? 12u : 0u)
+
+/* p4_pmu_handle_irq(): per active counter, p4_pmu_clear_cccr_ovf (read the
+ * CCCR, write it back without OVF), read the counter, a new period where it
+ * overflowed; the LVTPC is unmasked last ("the OVF bit flag has to be cleared
+ * first _before_ the LVTPC can be unmasked"). */
+static void linux_p4_nmi(struct irq_frame *f)
+{
+	bool handled = false;
+	(void)f;
+	if (apic_read(APIC_LVTPC) & APIC_LVT_MASKED)
+		lx.masked++;
+	else
+		lx.unmasked++;
+	for (unsigned idx = 0; idx < 2; idx++) {
+		uint64_t cccr, v;
+		if (!(lx.active & (1u << idx)))
+			continue;
+		unsigned c = P4_LX_CTR(idx);
+		rdmsr_safe(P4_CCCR(c), &cccr);
+		bool ovf = (cccr & P4_CCCR_OVF) != 0;
+		if (ovf)
+			wrmsr_safe(P4_CCCR(c), cccr & ~(uint64_t)P4_CCCR_OVF);
+		rdmsr_safe(P4_CTR(c), &v);
+		/* "if (!overflow && (val & (1ULL << (cntval_bits - 1)))) continue" */
+		if (!ovf && (v & (1ull << 39)))
+			continue;
+		handled |= ovf;
+		lx.overflows[idx] += ovf;
+		wrmsr_safe(P4_CTR(c), (0 - lx.period[idx]) & cntval_mask());
+	}
+	if (!handled)
+		lx.unknown++;
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
+}
+
+static void linux_p4(const struct pmu_model *m)
+{
+	uint64_t a, b;
+	lx_init(m, 40, (1ull << 39) - 1);    /* p4_pmu: cntval_bits 40, max_period 2^39-1 */
+	set_irq_handler(VEC_NMI, linux_p4_nmi);
+
+	begin_case("linux-p4: IA32_MISC_ENABLE has EMON, p4_pmu_init clears the 18 CCCRs, "
+		   "check_hw_exists writes and reads counter 0");
+	EXPECT_EQ(RD(0x1A0) & 0x80, 0x80);
+	for (unsigned i = 0; i < P4_NCTRS; i++)
+		WR(P4_CCCR(i), 0);
+	for (unsigned i = 0; i < P4_NCTRS; i++)
+		EXPECT_EQ(RD(P4_CCCR(i)), 0);
+	WR(P4_CTR(0), 0xabcd);
+	EXPECT_EQ(RD(P4_CTR(0)), 0xabcd);
+	end_case();
+
+	begin_case("linux-p4: sampling cycles (FSB_ESCR0 0x%x, CCCR0 0x%x), counter 0 = "
+		   "-period & (2^40-1)", P4_ESCR_CYCLES, P4_CCCR_CYCLES | P4_CCCR_OVF_PMI_T0);
+	/* x86_pmu_start: set_period; p4_pmu_enable_event: the ESCR, then the
+	 * CCCR (without the reserved bits 0-11) with ENABLE. */
+	lx.active = 0x1;
+	wrmsr_safe(P4_CTR(0), (0 - lx.period[0]) & cntval_mask());
+	WR(P4_FSB_ESCR0, P4_ESCR_CYCLES);
+	WR(P4_CCCR(0), P4_CCCR_CYCLES | P4_CCCR_OVF_PMI_T0);
+	check_samples(m, wait_samples());
+	end_case();
+
+	begin_case("linux-p4: counting instructions on counter 12 from 0x8000000001 (%s)",
+		   opts.strict ? "ireset-nonnegative: #GP, unchanged" : "counts");
+	wrmsr_safe(P4_CTR(12), (0 - lx.period[1]) & cntval_mask());
+	EXPECT_EQ(RD(P4_CTR(12)), 0x8000000001ull);
+	WR(P4_CRU_ESCR0, P4_ESCR_INSTR);
+	int r = wrmsr_safe(P4_CCCR(12), P4_CCCR_INSTR | P4_CCCR_OVF_PMI_T0);
+	a = RD(P4_CTR(12));
+	spin_us(WORK_US);
+	b = RD(P4_CTR(12));
+	if (opts.strict) {
+		if (r != -1)
+			FAIL("wrmsr(CCCR12, 0x%x) with counter 12 = 0x8000000001: expected #GP, got %s",
+			     P4_CCCR_INSTR | P4_CCCR_OVF_PMI_T0, r ? "another exception" : "no fault");
+		EXPECT_EQ(RD(P4_CCCR(12)), 0);
+		EXPECT_EQ(b, 0x8000000001ull);
+	} else {
+		EXPECT_EQ(r, 0);
+		lx.active |= 0x2;
+		EXPECT_EVENT_COUNTED(m, a, b, false, "instructions (counter 12)");
+	}
+	end_case();
+
+	begin_case("linux-p4: disable_event writes each CCCR without ENABLE and OVF: both stop");
+	lx.active = 0;
+	WR(P4_CCCR(0), (P4_CCCR_CYCLES & ~(uint64_t)P4_CCCR_ENABLE) | P4_CCCR_OVF_PMI_T0);
+	if (!opts.strict)
+		WR(P4_CCCR(12), (P4_CCCR_INSTR & ~(uint64_t)P4_CCCR_ENABLE) | P4_CCCR_OVF_PMI_T0);
+	a = RD(P4_CTR(0));
+	uint64_t a12 = RD(P4_CTR(12));
+	spin_us(WORK_US);
+	EXPECT_EQ(RD(P4_CTR(0)), a);
+	EXPECT_EQ(RD(P4_CTR(12)), a12);
+	end_case();
+
+	lx_done(m);
+}
+
 void test_linux(const struct pmu_model *m)
 {
 	if (m->linux != LINUX_NONE && !host_counts())
@@ -248,6 +361,8 @@ void test_linux(const struct pmu_model *m)
 		linux_p6(m);
 	else if (m->linux == LINUX_AMD)
 		linux_amd(m);
+	else if (m->linux == LINUX_P4)
+		linux_p4(m);
 	else
 		case_skip("linux: legacy perf driver sequences", "Linux has no hardware perf driver "
 			  "for %s (%s family %u: Linux's vendor dispatch)", m->name, m->vendor, m->family);

@@ -41,6 +41,7 @@ void guest_main(void)
 	test_pmi(m);
 	test_linux(m);
 	test_smp(m);
+	test_p4(m);
 	if (pmi_strays())
 		diag("%u PMIs arrived outside the cases that expected them", pmi_strays());
 }

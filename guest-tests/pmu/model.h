@@ -17,6 +17,7 @@ enum pmu_style {
 	STYLE_P6,     /* EVNTSEL0/1, EN only in EVNTSEL0 (the global enable) */
 	STYLE_K7,     /* K7/K8: four EVNTSELs, each with its own EN */
 	STYLE_C3,     /* VIA C3: only EVNTSEL1/PERFCTR1 */
+	STYLE_P4,     /* P4 (NetBurst): 18 counters, 18 CCCRs, 45 ESCRs (p4.md) */
 };
 
 /* The driver Linux's vendor dispatch picks (arch/x86/events/core.c). */
@@ -28,6 +29,50 @@ enum linux_driver {
 
 #define MAX_CTRS 4
 #define MAX_WRITES 4
+
+/* P4 (docs/models/p4.md "Registers"; SDM vol. 3, NetBurst CCCR and ESCR
+ * figures; perfctr low-level-x86.txt "Intel P4"). */
+#define P4_NCTRS           18
+#define P4_CTR(i)          (0x300u + (i))
+#define P4_CCCR(i)         (0x360u + (i))
+#define P4_PEBS_ENABLE     0x3F1u
+#define P4_PEBS_MATRIX_VERT 0x3F2u
+#define P4_BSU_ESCR0       0x3A0u
+#define P4_FSB_ESCR0       0x3A2u
+#define P4_FSB_ESCR1       0x3A3u
+#define P4_BPU_ESCR1       0x3B3u
+#define P4_IQ_ESCR0        0x3BAu
+#define P4_IQ_ESCR1        0x3BBu
+#define P4_CCCR_EXT_CASCADE (1u << 11)
+#define P4_CCCR_ENABLE     (1u << 12)
+#define P4_CCCR_ESCR_SEL(n) ((uint32_t)(n) << 13)
+#define P4_CCCR_ACTIVE_THREAD(n) ((uint32_t)(n) << 16)
+#define P4_CCCR_COMPARE    (1u << 18)
+#define P4_CCCR_COMPLEMENT (1u << 19)
+#define P4_CCCR_THRESHOLD(n) ((uint32_t)(n) << 20)
+#define P4_CCCR_EDGE       (1u << 24)
+#define P4_CCCR_FORCE_OVF  (1u << 25)
+#define P4_CCCR_OVF_PMI_T0 (1u << 26)
+#define P4_CCCR_OVF_PMI_T1 (1u << 27)
+#define P4_CCCR_CASCADE    (1u << 30)
+#define P4_CCCR_OVF        (1u << 31)
+#define P4_ESCR_T1_USR     (1u << 0)
+#define P4_ESCR_T1_OS      (1u << 1)
+#define P4_ESCR_T0_USR     (1u << 2)
+#define P4_ESCR_T0_OS      (1u << 3)
+#define P4_ESCR_EMASK(m)   ((uint32_t)(m) << 9)
+#define P4_ESCR_EVENT(e)   ((uint32_t)(e) << 25)
+/* GLOBAL_POWER_EVENTS:RUNNING (event 0x13, FSB_ESCR0/1, ESCR_SELECT 6):
+ * Linux p4_general_events' cycles; T0_OS|T0_USR. */
+#define P4_ESCR_CYCLES     (P4_ESCR_EVENT(0x13) | P4_ESCR_EMASK(1) | P4_ESCR_T0_OS | P4_ESCR_T0_USR)
+/* ENABLE, ESCR_SELECT 6 (FSB_ESCRx), ACTIVE_THREAD 3 (required without HT). */
+#define P4_CCCR_CYCLES     (P4_CCCR_ENABLE | P4_CCCR_ESCR_SEL(6) | P4_CCCR_ACTIVE_THREAD(3))
+
+/* The 45 ESCRs of p4.md (IQ_ESCR0/1 only on CPUID models 0-2). */
+extern const uint32_t p4_escrs[];
+extern const unsigned p4_nescrs;
+/* Whether a P4 with CPUID model 'model' has this PMU MSR (p4.md "Registers"). */
+bool p4_has_msr(unsigned model, uint32_t msr);
 
 /* One WRMSR; lists end at msr == 0. */
 struct msr_write {
@@ -73,13 +118,16 @@ struct pmu_model {
 
 	struct msr_write hw_gp[4];       /* hardware-reserved bits: #GP in both modes */
 	struct msr_write stored[3];      /* valid values: read back exactly, both modes */
-	struct msr_write rule1[3];       /* step-1 perfctr rules: strict #GP, default stored */
+	struct msr_write rule1[6];       /* step-1 perfctr rules: strict #GP, default stored */
 
+	struct msr_write smp_pre;        /* written on both vCPUs before smp[] (P4: the CCCR) */
 	struct msr_write smp[2];         /* the BSP's and the AP's value of one control */
 	unsigned smp_ctr;                /* the counter that control drives */
 	uint8_t smp_clock;               /* bit 0: the BSP's event is cycles, bit 1: the AP's */
 
 	uint64_t sample_evntsel;         /* i-mode cycles on counter 0: EN|INT|OS|USR */
+	struct msr_write sample_pre;     /* written before the counter (P4: the ESCR) */
+	uint64_t en_bit;                 /* the control's enable bit; 0: EVNTSEL EN (bit 22) */
 };
 
 extern const struct pmu_model pmu_models[];

@@ -103,6 +103,71 @@
 	.smp_clock = 0x1, \
 	.sample_evntsel = EN | INT | OS | USR | 0x76
 
+/* ---- P4 (NetBurst): counters 0x300-0x311, CCCRs 0x360-0x371, 45 ESCRs ---- */
+
+/* p4.md "Registers" and "What counts"; encodings: Linux p4.c p4_general_events
+ * and perf_event_p4.h (GLOBAL_POWER_EVENTS 0x13 on FSB_ESCR0/1 select 6,
+ * counters 0-3; INSTR_RETIRED 0x02, NBOGUSNTAG bit 0 | BOGUSNTAG bit 2, on
+ * CRU_ESCR0/1 select 4, counters 12-17).  The table's four counters are 0 and
+ * 1 (both select FSB_ESCR0 with ESCR_SELECT 6) and 12 and 14 (CRU_ESCR0 and
+ * CRU_ESCR1 with ESCR_SELECT 4: SDM vol. 3, the ESCR/counter table).  RDPMC
+ * takes the counter number (MSR - 0x300), not the table index (rdpmc.c). */
+#define P4_CRU_ESCR0 0x3B8u
+#define P4_CRU_ESCR1 0x3B9u
+#define P4_ESCR_INSTR (P4_ESCR_EVENT(0x02) | P4_ESCR_EMASK(0x5))
+#define P4_CCCR_INSTR (P4_CCCR_ENABLE | P4_CCCR_ESCR_SEL(4) | P4_CCCR_ACTIVE_THREAD(3))
+#define P4_CCCR_IDLE  (P4_CCCR_ESCR_SEL(6) | P4_CCCR_ACTIVE_THREAD(3))
+
+#define P4_COMMON \
+	.vendor = "GenuineIntel", .family = 15, .style = STYLE_P4, .ctr_mask = 0xF, \
+	.ctr = { P4_CTR(0), P4_CTR(1), P4_CTR(12), P4_CTR(14) }, \
+	.ctl = { P4_CCCR(0), P4_CCCR(1), P4_CCCR(12), P4_CCCR(14) }, .nctl = 4, \
+	.width = 40, .pmi = true, .intel_lvtpc = true, .linux = LINUX_P4, \
+	.en_bit = P4_CCCR_ENABLE, \
+	.count = { \
+		{ "cycles (GLOBAL_POWER_EVENTS:RUNNING, FSB_ESCR0) on counter 0, instructions " \
+		  "(INSTR_RETIRED, CRU_ESCR0) on counter 12", \
+		  { { P4_FSB_ESCR0, P4_ESCR_CYCLES }, { P4_CCCR(0), P4_CCCR_CYCLES }, \
+		    { P4_CRU_ESCR0, P4_ESCR_INSTR | P4_ESCR_T0_OS | P4_ESCR_T0_USR }, \
+		    { P4_CCCR(12), P4_CCCR_INSTR } }, 0x5, 0xA, 0x1 }, \
+		{ "cycles on counter 1 (FSB_ESCR0); counter 14 through CRU_ESCR1 with no privilege " \
+		  "level (counts nothing)", \
+		  { { P4_FSB_ESCR0, P4_ESCR_CYCLES }, { P4_CCCR(1), P4_CCCR_CYCLES }, \
+		    { P4_CRU_ESCR1, P4_ESCR_INSTR }, { P4_CCCR(14), P4_CCCR_INSTR } }, 0x2, 0xD, 0x2 }, \
+		{ "cycles on counters 0 and 1, both through FSB_ESCR0 (one ESCR, two counters)", \
+		  { { P4_FSB_ESCR0, P4_ESCR_CYCLES }, { P4_CCCR(0), P4_CCCR_CYCLES }, \
+		    { P4_CCCR(1), P4_CCCR_CYCLES } }, 0x3, 0xC, 0x3 } }, \
+	.stop_what = "clearing each CCCR's ENABLE (bit 12) stops its counter", \
+	.quiet = { { P4_CCCR(0), 0 }, { P4_CCCR(1), 0 }, { P4_CCCR(12), 0 }, { P4_CCCR(14), 0 } }, \
+	/* p4.md: bits 32-63 of a CCCR, an ESCR or PEBS_ENABLE #GP; 0x3BF is no ESCR. */ \
+	.hw_gp = { { P4_CCCR(0), B(32) | P4_CCCR_IDLE, "CCCR0 bit 32" }, \
+		   { P4_FSB_ESCR0, B(32) | P4_ESCR_CYCLES, "FSB_ESCR0 bit 32" }, \
+		   { P4_PEBS_ENABLE, B(63), "PEBS_ENABLE bit 63" }, \
+		   { 0x3BF, 0, "0x3BF := 0 (no ESCR there: Linux's \"SSU_ESCR1\")" } }, \
+	.stored = { { P4_CCCR(0), 0x47FFE000, "CCCR0 0x47FFE000 (ESCR_SELECT, ACTIVE_THREAD, COMPARE, " \
+		      "COMPLEMENT, THRESHOLD, EDGE, FORCE_OVF, OVF_PMI_T0, CASCADE; no ENABLE)" }, \
+		    { P4_FSB_ESCR0, 0x7FFFFFFF, "FSB_ESCR0 0x7FFFFFFF (bits 0-30; no counter enabled)" }, \
+		    { P4_CCCR(12), P4_CCCR_EXT_CASCADE | P4_CCCR_ESCR_SEL(4) | P4_CCCR_ACTIVE_THREAD(3), \
+		      "CCCR12 with EXTENDED_CASCADE (bit 11: counter 12, CPUID model >= 2)" } }, \
+	/* p4.md rules 0-4 (perfctr x86.c p4_check_control's masks). */ \
+	.rule1 = { { P4_CCCR(0), P4_CCCR_IDLE | B(0), "cccr-reserved: CCCR0 bit 0" }, \
+		   { P4_CCCR(0), P4_CCCR_IDLE | P4_CCCR_OVF_PMI_T1, \
+		     "cccr-reserved: CCCR0 OVF_PMI_T1 (bit 27)" }, \
+		   { P4_CCCR(0), P4_CCCR_IDLE | P4_CCCR_EXT_CASCADE, \
+		     "cccr-extended-cascade: EXTENDED_CASCADE (bit 11) on counter 0" }, \
+		   { P4_FSB_ESCR0, B(31) | P4_ESCR_CYCLES, "escr-reserved: FSB_ESCR0 bit 31" }, \
+		   { P4_PEBS_ENABLE, B(3), "pebs-enable-reserved: PEBS_ENABLE bit 3" }, \
+		   { P4_PEBS_MATRIX_VERT, B(2), "pebs-matrix-vert-reserved: PEBS_MATRIX_VERT bit 2" } }, \
+	/* Both vCPUs enable CCCR0 for FSB_ESCR0, then program FSB_ESCR0 with \
+	 * cycles: the BSP at CPL 0 and 3, the AP at CPL 0 only (the guest runs \
+	 * at CPL 0: both count). */ \
+	.smp_pre = { P4_CCCR(0), P4_CCCR_CYCLES }, \
+	.smp = { { P4_FSB_ESCR0, P4_ESCR_CYCLES }, \
+		 { P4_FSB_ESCR0, P4_ESCR_EVENT(0x13) | P4_ESCR_EMASK(1) | P4_ESCR_T0_OS } }, \
+	.smp_ctr = 0, .smp_clock = 0x3, \
+	.sample_evntsel = P4_CCCR_CYCLES | P4_CCCR_OVF_PMI_T0, \
+	.sample_pre = { P4_FSB_ESCR0, P4_ESCR_CYCLES }
+
 const struct pmu_model pmu_models[] = {
 	{
 		.name = "p5", .vendor = "GenuineIntel", .family = 5, .model = 2, .stepping = 12,
@@ -198,6 +263,9 @@ const struct pmu_model pmu_models[] = {
 			   { 0x187, 0x200 | 0xC0, "evntsel-reserved: bit 9" } },
 		.smp = { { 0x187, 0x079 }, { 0x187, 0x0C0 } }, .smp_ctr = 1, .smp_clock = 0x1,
 	},
+	/* p4.md: Northwood, 32-bit; p4-em64t.md: Prescott 2M, no IQ_ESCR0/1. */
+	{ .name = "p4", .model = 2, .stepping = 9, P4_COMMON },
+	{ .name = "p4-em64t", .model = 4, .stepping = 3, P4_COMMON },
 	{
 		/* generic.md: a K6-2's identity and no PMU register at all. */
 		.name = "generic", .vendor = "AuthenticAMD", .family = 5, .model = 8, .stepping = 12,
@@ -215,6 +283,34 @@ const uint32_t all_pmu_msrs[] = {
 	0x300, 0x311, 0x360, 0x371, 0x3A0, 0x3E1, 0x3F1, 0x3F2, /* P4: counters, CCCRs, ESCRs, PEBS */
 };
 const unsigned all_pmu_nmsrs = sizeof(all_pmu_msrs) / sizeof(all_pmu_msrs[0]);
+
+/* p4.md "Registers": 0x3A0-0x3E1 less 0x3BF, 0x3C6/7 and 0x3CE-0x3DF. */
+const uint32_t p4_escrs[] = {
+	0x3A0, 0x3A1, 0x3A2, 0x3A3, 0x3A4, 0x3A5, 0x3A6, 0x3A7,   /* BSU FSB FIRM FLAME */
+	0x3A8, 0x3A9, 0x3AA, 0x3AB, 0x3AC, 0x3AD, 0x3AE, 0x3AF,   /* DAC MOB PMH SAAT */
+	0x3B0, 0x3B1, 0x3B2, 0x3B3, 0x3B4, 0x3B5, 0x3B6, 0x3B7,   /* U2L BPU IS ITLB */
+	0x3B8, 0x3B9, 0x3BA, 0x3BB, 0x3BC, 0x3BD, 0x3BE,          /* CRU0/1 IQ RAT SSU0 */
+	0x3C0, 0x3C1, 0x3C2, 0x3C3, 0x3C4, 0x3C5,                 /* MS TBPU TC */
+	0x3C8, 0x3C9, 0x3CA, 0x3CB, 0x3CC, 0x3CD,                 /* IX ALF CRU2/3 */
+	0x3E0, 0x3E1,                                             /* CRU4/5 */
+};
+const unsigned p4_nescrs = sizeof(p4_escrs) / sizeof(p4_escrs[0]);
+
+bool p4_has_msr(unsigned model, uint32_t msr)
+{
+	if (msr >= P4_CTR(0) && msr < P4_CTR(P4_NCTRS))
+		return true;
+	if (msr >= P4_CCCR(0) && msr < P4_CCCR(P4_NCTRS))
+		return true;
+	if (msr == P4_PEBS_ENABLE || msr == P4_PEBS_MATRIX_VERT)
+		return true;
+	if (msr == P4_IQ_ESCR0 || msr == P4_IQ_ESCR1)
+		return model <= 2;
+	for (unsigned i = 0; i < p4_nescrs; i++)
+		if (p4_escrs[i] == msr)
+			return true;
+	return false;
+}
 
 const struct pmu_model *model_by_name(const char *name)
 {

@@ -27,7 +27,7 @@
 static struct {
 	const struct pmu_model *m;
 	uint64_t top;                      /* the counter's sign bit */
-	volatile uint32_t pmis, masked, unmasked, not_overflowed;
+	volatile uint32_t pmis, masked, unmasked, not_overflowed, no_ovf_flag;
 	volatile uint64_t lat_min, lat_max;
 	volatile uint32_t bad_access;
 	bool nmi;
@@ -77,6 +77,19 @@ static void on_pmi(struct irq_frame *f)
 	 * auto-mask, and the wrapped counter would not overflow again. */
 	if (lvtpc_automask(m))
 		apic_write(APIC_LVTPC, lvtpc & ~APIC_LVT_MASKED);
+	if (m->style == STYLE_P4) {
+		/* p4.md: the wrap set CCCR.OVF, which stays set until software
+		 * clears it; Linux's p4_pmu_clear_cccr_ovf() clears it first. */
+		uint64_t cccr;
+		if (rdmsr_safe(m->ctl[0], &cccr))
+			st.bad_access++;
+		if (cccr & P4_CCCR_OVF) {
+			if (wrmsr_safe(m->ctl[0], cccr & ~(uint64_t)P4_CCCR_OVF))
+				st.bad_access++;
+		} else {
+			st.no_ovf_flag++;
+		}
+	}
 	if (rdmsr_safe(m->ctr[0], &v))
 		st.bad_access++;
 	if (v & st.top) {
@@ -99,6 +112,7 @@ static void reset_state(const struct pmu_model *m, bool nmi)
 	st.m = m;
 	st.top = 1ull << (m->width - 1);
 	st.pmis = st.masked = st.unmasked = st.not_overflowed = st.bad_access = 0;
+	st.no_ovf_flag = 0;
 	st.lat_min = ~0ull;
 	st.lat_max = 0;
 	st.nmi = nmi;
@@ -108,12 +122,14 @@ static void start_sampling(const struct pmu_model *m)
 {
 	pmu_reset(m);
 	WR(m->ctr[0], reload_value(m));
+	if (m->sample_pre.msr)          /* P4: the ESCR the CCCR selects */
+		WR(m->sample_pre.msr, m->sample_pre.val);
 	WR(m->ctl[0], m->sample_evntsel);
 }
 
 static void stop_sampling(const struct pmu_model *m)
 {
-	WR(m->ctl[0], m->sample_evntsel & ~(uint64_t)EVTSEL_EN);
+	WR(m->ctl[0], m->sample_evntsel & ~ctl_en_bit(m));
 }
 
 /* Waits for WANT_PMIS with interrupts enabled; the vCPU must keep running
@@ -133,6 +149,7 @@ static void check_sampling(const struct pmu_model *m, bool ok, const char *how)
 		     PMI_WAIT_MS, apic_read(APIC_LVTPC));
 	EXPECT_EQ(st.bad_access, 0);
 	EXPECT_EQ(st.not_overflowed, 0);
+	EXPECT_EQ(st.no_ovf_flag, 0);       /* P4: every PMI found CCCR.OVF set */
 	if (st.pmis)
 		diag("%s: %u PMIs; events since the wrap when the handler ran: min %llu, max %llu",
 		     how, st.pmis, (unsigned long long)st.lat_min, (unsigned long long)st.lat_max);
@@ -188,7 +205,8 @@ static void fixed_vector_cases(const struct pmu_model *m)
 
 	mask_bit_case(m);
 
-	begin_case("pmi: no PMI once the counter is disabled (EN cleared)");
+	begin_case("pmi: no PMI once the counter is disabled (%s cleared)",
+		   m->style == STYLE_P4 ? "CCCR ENABLE" : "EN");
 	check_quiet_after_stop(m, "fixed vector");
 	end_case();
 

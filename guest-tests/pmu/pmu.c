@@ -136,6 +136,14 @@ void apply_writes(const struct msr_write *w)
 
 void pmu_reset(const struct pmu_model *m)
 {
+	if (m->style == STYLE_P4) {
+		/* Cases program CCCRs and the PEBS pair outside the table's four
+		 * counters: clear every CCCR (OVF included) and the pair. */
+		for (unsigned i = 0; i < P4_NCTRS; i++)
+			WR(P4_CCCR(i), 0);
+		WR(P4_PEBS_ENABLE, 0);
+		WR(P4_PEBS_MATRIX_VERT, 0);
+	}
 	apply_writes(m->quiet);
 	for (unsigned i = 0; i < MAX_CTRS; i++)
 		if (m->ctr_mask & (1u << i))
@@ -151,8 +159,10 @@ void pmu_stop(const struct pmu_model *m)
 		WR(0x186, RD(0x186) & ~(uint64_t)EVTSEL_EN);
 		break;
 	case STYLE_K7:
+	case STYLE_P4:
+		/* Each control's own enable: EVNTSEL EN, or CCCR ENABLE (p4.md). */
 		for (unsigned i = 0; i < m->nctl; i++)
-			WR(m->ctl[i], RD(m->ctl[i]) & ~(uint64_t)EVTSEL_EN);
+			WR(m->ctl[i], RD(m->ctl[i]) & ~ctl_en_bit(m));
 		break;
 	case STYLE_CESR:
 	case STYLE_C3:
@@ -170,9 +180,24 @@ uint64_t ctr_width_mask(const struct pmu_model *m)
 	return m->width >= 64 ? ~0ull : (1ull << m->width) - 1;
 }
 
+uint64_t ctl_en_bit(const struct pmu_model *m)
+{
+	return m->en_bit ? m->en_bit : EVTSEL_EN;
+}
+
+unsigned rdpmc_index(const struct pmu_model *m, unsigned i)
+{
+	return m->style == STYLE_P4 ? m->ctr[i] - P4_CTR(0) : i;
+}
+
+unsigned cpu_model(const struct pmu_model *m)
+{
+	return opts.cpumodel >= 0 ? (unsigned)opts.cpumodel : m->model;
+}
+
 bool lvtpc_automask(const struct pmu_model *m)
 {
-	unsigned model = opts.cpumodel >= 0 ? (unsigned)opts.cpumodel : m->model;
+	unsigned model = cpu_model(m);
 	return m->intel_lvtpc && (m->family == 15 || (m->family == 6 && model >= 9));
 }
 

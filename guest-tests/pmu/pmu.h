@@ -76,6 +76,12 @@ void pmu_reset(const struct pmu_model *m);
 void pmu_stop(const struct pmu_model *m);
 
 uint64_t ctr_width_mask(const struct pmu_model *m);
+/* The control's enable bit: EVNTSEL EN (22), or the P4 CCCR's ENABLE (12). */
+uint64_t ctl_en_bit(const struct pmu_model *m);
+/* The RDPMC index of the table's counter i: i, or on the P4 its number. */
+unsigned rdpmc_index(const struct pmu_model *m, unsigned i);
+/* The CPUID model presented (cpumodel= on the command line, else the table's). */
+unsigned cpu_model(const struct pmu_model *m);
 /* Whether a PMI delivery sets the LVTPC mask on the CPU presented: only the
  * Intel parts from the Pentium M (family 6 model 9) and the P4 on do (SDM
  * vol. 3, LVT); the Pentium Pro/II/III and AMD do not.  cpumodel= on the
@@ -104,5 +110,6 @@ void pmi_install_stray_handlers(void);
 uint32_t pmi_strays(void);
 void test_linux(const struct pmu_model *m);
 void test_smp(const struct pmu_model *m);
+void test_p4(const struct pmu_model *m);
 
 #endif

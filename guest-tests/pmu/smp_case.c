@@ -30,7 +30,8 @@ static void ap_work(void *arg)
 
 	for (unsigned i = 0; i < MAX_WRITES && m->quiet[i].msr; i++)
 		wrmsr_safe(m->quiet[i].msr, m->quiet[i].val);
-	p->wr_fault = wrmsr_safe(mine->msr, mine->val);
+	p->wr_fault = m->smp_pre.msr ? wrmsr_safe(m->smp_pre.msr, m->smp_pre.val) : 0;
+	p->wr_fault |= wrmsr_safe(mine->msr, mine->val);
 	p->rd_fault = rdmsr_safe(mine->msr, &v);
 	p->readback_before = v;
 	mb();
@@ -77,6 +78,8 @@ void test_smp(const struct pmu_model *m)
 	memset((void *)&w, 0, sizeof(w));
 	w.m = m;
 	pmu_reset(m);
+	if (m->smp_pre.msr)     /* P4: the CCCR that counts through the ESCR below */
+		WR(m->smp_pre.msr, m->smp_pre.val);
 	WR(bsp->msr, bsp->val);
 	if (!ap_run(AP, ap_work, &w)) {
 		FAIL("AP %u is busy", AP);

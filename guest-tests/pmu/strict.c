@@ -17,7 +17,7 @@ static const char *mode(void)
 
 static void rule1_cases(const struct pmu_model *m)
 {
-	for (unsigned i = 0; i < 3 && m->rule1[i].msr; i++) {
+	for (unsigned i = 0; i < sizeof(m->rule1) / sizeof(m->rule1[0]) && m->rule1[i].msr; i++) {
 		begin_case("rules: %s (%s)", m->rule1[i].what, mode());
 		pmu_reset(m);
 		EXPECT_RULE(m->rule1[i].msr, m->rule1[i].val);
@@ -111,6 +111,64 @@ static void k8_nb_case(const struct pmu_model *m, const struct cpu_ident *id)
 	end_case();
 }
 
+/* p4.md rules 5, 7, 8 and 13, checked whenever a write leaves a counter
+ * enabled (perfctr x86.c p4_check_control, check_ireset).  Counter 0 counts
+ * cycles through FSB_ESCR0 (ESCR_SELECT 6). */
+static void p4_step2_cases(const struct pmu_model *m)
+{
+	begin_case("rules: cccr-active-thread: CCCR0 = ENABLE with ACTIVE_THREAD 1 (%s)", mode());
+	pmu_reset(m);
+	WR(P4_FSB_ESCR0, P4_ESCR_CYCLES);
+	EXPECT_RULE(P4_CCCR(0), P4_CCCR_ENABLE | P4_CCCR_ESCR_SEL(6) | P4_CCCR_ACTIVE_THREAD(1));
+	pmu_reset(m);
+	end_case();
+
+	begin_case("rules: step 2 waits for an enabled counter: ACTIVE_THREAD 1 without ENABLE, "
+		   "FSB_ESCR0 with T1_OS, are stored in both modes");
+	pmu_reset(m);
+	EXPECT_STORED(P4_CCCR(0), P4_CCCR_ESCR_SEL(6) | P4_CCCR_ACTIVE_THREAD(1));
+	EXPECT_STORED(P4_FSB_ESCR0, P4_ESCR_CYCLES | P4_ESCR_T1_OS);
+	WR(P4_FSB_ESCR0, 0);
+	pmu_reset(m);
+	end_case();
+
+	begin_case("rules: escr-cpl-t1: FSB_ESCR0 with T1_OS while counter 0 is enabled "
+		   "through it (%s)", mode());
+	pmu_reset(m);
+	WR(P4_FSB_ESCR0, 0);
+	WR(P4_CCCR(0), P4_CCCR_CYCLES);        /* an ESCR with no CPL: counts nothing */
+	EXPECT_RULE(P4_FSB_ESCR0, P4_ESCR_CYCLES | P4_ESCR_T1_OS);
+	pmu_reset(m);
+	WR(P4_FSB_ESCR0, 0);
+	end_case();
+
+	begin_case("rules: cccr-escr-select: CCCR12 = ENABLE with ESCR_SELECT 7 (no ESCR of the "
+		   "IQ counters) (%s)", mode());
+	pmu_reset(m);
+	EXPECT_RULE(P4_CCCR(12), P4_CCCR_ENABLE | P4_CCCR_ESCR_SEL(7) | P4_CCCR_ACTIVE_THREAD(3));
+	pmu_reset(m);
+	end_case();
+
+	begin_case("rules: ireset-nonnegative: counter 0 = 0x1000, then CCCR0 = cycles with "
+		   "OVF_PMI_T0 (%s)", mode());
+	pmu_reset(m);
+	WR(P4_CTR(0), 0x1000);
+	WR(P4_FSB_ESCR0, P4_ESCR_CYCLES);
+	EXPECT_RULE(P4_CCCR(0), P4_CCCR_CYCLES | P4_CCCR_OVF_PMI_T0);
+	pmu_reset(m);
+	end_case();
+
+	/* A negative start; disabled again at once (the LVTPC is not armed). */
+	begin_case("rules: ireset-nonnegative holds: counter 0 = 0xFF80000000 (negative in 32 "
+		   "bits), CCCR0 with OVF_PMI_T0 stored in both modes");
+	pmu_reset(m);
+	WR(P4_CTR(0), 0xFF80000000ull);
+	WR(P4_FSB_ESCR0, P4_ESCR_CYCLES);
+	EXPECT_STORED(P4_CCCR(0), P4_CCCR_CYCLES | P4_CCCR_OVF_PMI_T0);
+	pmu_reset(m);
+	end_case();
+}
+
 void test_strict(const struct pmu_model *m, const struct cpu_ident *id)
 {
 	if (m->style == STYLE_NONE) {
@@ -124,6 +182,8 @@ void test_strict(const struct pmu_model *m, const struct cpu_ident *id)
 		step2_cases(m, 0x79);
 	else if (m->style == STYLE_K7)
 		step2_cases(m, 0x76);
+	else if (m->style == STYLE_P4)
+		p4_step2_cases(m);
 	if (m->style == STYLE_K7 && m->family == 15)
 		k8_nb_case(m, id);
 }

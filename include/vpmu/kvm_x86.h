@@ -63,7 +63,8 @@ struct vpmu_kvm_stats {
 	                              clock readings stay off the other exits' path */
 	uint64_t pmis_fixed;       /* PMIs delivered with the LVTPC's fixed vector */
 	uint64_t pmis_nmi;         /* PMIs delivered as NMIs */
-	uint64_t pmis_masked;      /* PMIs lost: LVTPC masked (the hardware drops them too) */
+	uint64_t pmis_masked;      /* PMIs lost: LVTPC masked (the hardware drops them too;
+	                              on the P4, pmis_held) */
 	uint64_t pmis_apic_off;    /* PMIs lost: APIC software-disabled (SVR bit 8 clear) */
 	uint64_t pmis_bad_mode;    /* PMIs lost: LVTPC delivery mode neither fixed nor NMI */
 	uint64_t kicks;            /* KVM_RUN returns for the kick signal */
@@ -71,6 +72,10 @@ struct vpmu_kvm_stats {
 	                              in msr_exits too */
 	uint64_t rdpmc_syncs;      /* KVM_SET_MSRS loads of KVM's counters before an entry
 	                              (VPMU_KVM_RDPMC_SYNC) */
+	uint64_t pmis_held;        /* PMIs raised while the LVTPC was masked on a CPU whose
+	                              PMI is a level (the P4): held, and delivered at the
+	                              unmask if the guest left the status set (counted in
+	                              pmis_nmi/pmis_fixed then) */
 };
 
 /* How guest RDPMC reaches the virtual PMU on this vCPU (docs/rdpmc.md), decided

@@ -284,6 +284,13 @@ const char *vpmu_count_source_name(enum vpmu_count_source src);
  * lives in the model's registers, and acknowledging the PMI leaves it alone. */
 bool vpmu_vcpu_pmi_pending(const struct vpmu_vcpu *vcpu, uint64_t *ovf_mask);
 uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *vcpu);   /* returns the mask, ends pending */
+/* Whether the vCPU's PMI line is asserted now, on CPUs whose PMI is a level
+ * the status holds (the P4: while a CCCR has OVF with the thread's OVF_PMI
+ * bit, Linux arch/x86/events/intel/p4.c p4_pmu_handle_irq).  A PMI such a CPU
+ * raises while its LVTPC is masked is not lost: it is delivered when the
+ * LVTPC is unmasked, if the line is still asserted then (docs/integration.md).
+ * Always false on the other models, where a masked PMI is lost. */
+bool vpmu_vcpu_pmi_asserted(struct vpmu_vcpu *vcpu);
 
 int vpmu_vcpu_totals(const struct vpmu_vcpu *vcpu, struct vpmu_totals *out);
 /* The content id of the vCPU's current control (perfctr k1.id, 64-bit here). */

@@ -104,6 +104,25 @@ int main(void)
 	struct vpmu_vcpu *v[2];
 	for (unsigned t = 0; t < 2; t++)
 		vpmu_vcpu_create(vm, t, &v[t]);
+	/* The P4's PMI is a level: asserted while a CCCR has OVF with the thread's
+	 * OVF_PMI bit, for that thread only. */
+	vpmu_vcpu_switch_in(v[0], 0);
+	wr(v[0], FSB_ESCR0, GPE(1, 0));
+	wr(v[0], CTR(0), 0xFFFFFFFFFEull);
+	wr(v[0], CCCR(0), CCCR_GPE | (1u << 26));          /* OVF_PMI_T0 */
+	ok(!vpmu_vcpu_pmi_asserted(v[0]), "no PMI line before the overflow");
+	vpmu_sim_tick(sim, 0, VPMU_EV_CYCLES, 2, VPMU_MODE_USER);
+	ok(vpmu_vcpu_pmi_pending(v[0], NULL) && vpmu_vcpu_pmi_asserted(v[0]),
+	   "thread 0's counter overflowed: PMI pending, line asserted (CCCR0 0x%" PRIx64 ")",
+	   rd(v[0], CCCR(0)));
+	ok(!vpmu_vcpu_pmi_asserted(v[1]), "thread 1's line is not: OVF_PMI_T1 is clear");
+	vpmu_vcpu_pmi_ack(v[0]);
+	ok(vpmu_vcpu_pmi_asserted(v[0]), "acknowledging the PMI leaves the line as the status says");
+	wr(v[0], CCCR(0), CCCR_GPE | (1u << 26));          /* Linux clears OVF */
+	ok(!vpmu_vcpu_pmi_asserted(v[0]), "clearing CCCR0.OVF drops the line");
+	wr(v[0], CCCR(0), 0);
+	vpmu_vcpu_switch_out(v[0]);
+
 	wr(v[0], CRU_ESCR0, (0x02ull << 25) | (0x5u << 9) | 0xF);   /* INSTR_RETIRED, both threads */
 	wr(v[0], CCCR(12), CCCR_INSTR);
 
@@ -151,6 +170,19 @@ int main(void)
 	is_u64(rd(v[0], CTR(2)), 7, "counter 2 counted thread 1's (kernel) cycles");
 	is_u64(rd(v[1], CTR(12)), 42, "counter 12 counted both threads' instructions: 30 + 12");
 	is_u64(vpmu_vm_destroy(vm), 0, "the VM is destroyed");
+	/* Edge-triggered PMIs elsewhere: no line to hold. */
+	struct vpmu_vm_config p6cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vcpu *p6v = NULL;
+	p6cfg.model = "p6";
+	vpmu_vm_create(host, &p6cfg, &vm);
+	vpmu_vcpu_create(vm, 0, &p6v);
+	vpmu_vcpu_switch_in(p6v, 0);
+	wr(p6v, 0xC1, 0xFFFFFFFFFFull);
+	wr(p6v, 0x186, 0x530079);                            /* EN|INT|OS|USR cycles */
+	vpmu_sim_tick(sim, 0, VPMU_EV_CYCLES, 1, VPMU_MODE_USER);
+	ok(vpmu_vcpu_pmi_pending(p6v, NULL) && !vpmu_vcpu_pmi_asserted(p6v),
+	   "p6: a PMI is pending, but no line is asserted (an edge: lost if masked)");
+	vpmu_vm_destroy(vm);
 	is_u64(vpmu_host_destroy(host), 0, "the host is destroyed");
 	vpmu_sim_destroy(sim);
 	return tap_done();

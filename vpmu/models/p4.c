@@ -296,6 +296,21 @@ static bool p4_overflow(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 	return (cccr & (cx->thread ? P4_CCCR_OVF_PMI_T1 : P4_CCCR_OVF_PMI_T0)) != 0;
 }
 
+/* The P4's PMI is a level: the line stays asserted while a CCCR has OVF with
+ * the thread's OVF_PMI bit, and unmasking the LVTPC then raises the interrupt
+ * again (Linux arch/x86/events/intel/p4.c p4_pmu_handle_irq: OVF is cleared
+ * before the LVTPC is unmasked for that reason). */
+static bool p4_pmi_asserted(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+			    const struct vpmu_regfile *r)
+{
+	(void)m;
+	uint64_t want = P4_CCCR_OVF | (cx->thread ? P4_CCCR_OVF_PMI_T1 : P4_CCCR_OVF_PMI_T0);
+	for (unsigned pmc = 0; pmc < P4_NR_COUNTERS; pmc++)
+		if ((r->ctrl[P4_SLOT_CCCR0 + pmc] & want) == want)
+			return true;
+	return false;
+}
+
 /* Every P4 masks its LVTPC entry when it delivers a PMI (Intel SDM vol. 3,
  * "Performance monitoring counter interrupts"; Linux's P4 handler unmasks it). */
 static bool p4_lvtpc_automask(const struct vpmu_model *m, const struct vpmu_vm_opts *o)
@@ -313,6 +328,7 @@ static const struct vpmu_model_ops p4_ops = {
 	.decode_ctr = p4_decode_ctr,
 	.ctl_key = p4_ctl_key,
 	.overflow = p4_overflow,
+	.pmi_asserted = p4_pmi_asserted,
 	.lvtpc_automask = p4_lvtpc_automask,
 };
 
