@@ -22,7 +22,7 @@
 KB=${VPMU_KVM_BUILD:-build/static}
 GB=${VPMU_GUEST_BUILD:-build/guest}
 tmp=$(mktemp -d) || exit 1
-trap '[ -n "${KEEP_TMP:-}" ] && cp -r "$tmp" /tmp/p4x/last; rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"' EXIT
 . tests/tap.sh
 
 k686=$(scripts/guest-image --kernel 686 2>"$tmp/img.err") &&
@@ -88,10 +88,11 @@ for b in p6:p6:686:1::profile: k7:k7:686:1::profile: k8:k8:amd64:1::profile: \
 	[ "$(cat "$tmp/$name.status" 2>/dev/null)" = 124 ] || continue
 	echo "# $name: vpmu-run's --timeout ended the boot (status 124); it runs once more. Its last lines:"
 	grep -v '^ ' "$tmp/$name.out" | tail -n 5 | sed 's/^/#   /'
-	IFS=: read -r n m k c o cs ka <<EOF2
+	# (not n: tests/tap.sh counts the tests in it)
+	IFS=: read -r rname rmodel rkernel rvcpus ropt rcase rargs <<EOF2
 $b
 EOF2
-	boot "$n" "$m" "$k" "$c" "$o" "$cs" "$ka" >>"$tmp/retry.sh"
+	boot "$rname" "$rmodel" "$rkernel" "$rvcpus" "$ropt" "$rcase" "$rargs" >>"$tmp/retry.sh"
 	retry="$retry $name"
 done
 if [ -n "$retry" ]; then
@@ -148,6 +149,9 @@ for b in p6:p6:"p6 PMU driver" k7:k7:"AMD PMU driver" k8:k8:"AMD PMU driver" \
 	rx=$(sed -n 's/.* rdpmc-exits=\([0-9]*\).*/\1/p' "$tmp/$name.out" | head -n 1)
 	[ "${pmis:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ] 2>/dev/null
 	ok $? "$model: the accounting shows the PMIs raised ($pmis) and the RDPMC exits answered ($rx)" "$f"
+	# The P4 masks its LVTPC on delivery; a PMI raised while Linux's handler
+	# still has it masked is dropped (docs/linux-guests.md, "Pentium 4").
+	case $model in p4*) echo "# $model: PMIs lost to the masked LVTPC: $(sed -n 's/.* pmis-lost-masked=\([0-9]*\).*/\1/p' "$tmp/$name.out" | head -n 1)" ;; esac
 done
 
 f=$(both p6smp)

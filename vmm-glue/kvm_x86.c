@@ -196,6 +196,8 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv)
 {
 	/* A vCPU still switched in is switched out: its counts land. */
+	if (!kv)
+		return;
 	vpmu_kvm_vcpu_pause(kv);
 	kvm_pmi_destroy(&kv->pmi);
 	free(kv);
