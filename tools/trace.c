@@ -374,22 +374,28 @@ static int do_wr(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
 	return rc;
 }
 
-static int do_rd(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
+/* rdmsr/mfspr REG EXPECT, and rdpmc ECX EXPECT (x86: vpmu_rdpmc, the P4's
+ * fast-read bit included).  EXPECT is a value, `gp` or `*` (print only). */
+static int do_rd(struct ctx *c, char **t, int n, enum vpmu_regspace sp, bool rdpmc)
 {
 	uint64_t reg, want = 0;
-	const char *usage = sp == VPMU_SPACE_MSR ? "rdmsr MSR EXPECT" : "mfspr SPR EXPECT";
+	const char *usage = rdpmc ? "rdpmc ECX EXPECT"
+			    : sp == VPMU_SPACE_MSR ? "rdmsr MSR EXPECT" : "mfspr SPR EXPECT";
 	if (need_args(c, n, 3, 3, usage) || num(c, t[1], &reg))
 		return -1;
 	int want_gp = strcmp(t[2], "gp") == 0, any = strcmp(t[2], "*") == 0;
 	if (!want_gp && !any && num(c, t[2], &want))
 		return -1;
 	if (reg > 0xFFFFFFFFull)
-		return bad(c, "register number out of range");
+		return bad(c, rdpmc ? "ECX out of range" : "register number out of range");
 	if (need_running(c) || need_space(c, sp))
 		return -1;
 	uint64_t val = 0;
 	enum vpmu_fault f;
-	vpmu_reg_read(c->vcpu, sp, (uint32_t)reg, &val, &f);
+	if (rdpmc)
+		vpmu_rdpmc(c->vcpu, (uint32_t)reg, &val, &f);
+	else
+		vpmu_reg_read(c->vcpu, sp, (uint32_t)reg, &val, &f);
 	if (any) {
 		if (f != VPMU_FAULT_NONE)
 			diag(c, "%s 0x%" PRIx64 " = fault (%s)", t[0], reg, vpmu_fault_name(f));
@@ -405,39 +411,6 @@ static int do_rd(struct ctx *c, char **t, int n, enum vpmu_regspace sp)
 			     want, vpmu_fault_name(f));
 	return check(c, val == want, t[0], "%s 0x%" PRIx64 " = 0x%" PRIx64 ", got 0x%" PRIx64, t[0],
 		     reg, want, val);
-}
-
-/* A guest RDPMC with ECX = INDEX (x86): the value, `gp` or `*`, as rdmsr. */
-static int do_rdpmc(struct ctx *c, char **t, int n)
-{
-	uint64_t idx, want = 0;
-	if (need_args(c, n, 3, 3, "rdpmc ECX EXPECT") || num(c, t[1], &idx))
-		return -1;
-	int want_gp = strcmp(t[2], "gp") == 0, any = strcmp(t[2], "*") == 0;
-	if (!want_gp && !any && num(c, t[2], &want))
-		return -1;
-	if (idx > 0xFFFFFFFFull)
-		return bad(c, "ECX out of range");
-	if (need_running(c) || need_space(c, VPMU_SPACE_MSR))
-		return -1;
-	uint64_t val = 0;
-	enum vpmu_fault f;
-	vpmu_rdpmc(c->vcpu, (uint32_t)idx, &val, &f);
-	if (any) {
-		if (f != VPMU_FAULT_NONE)
-			diag(c, "rdpmc 0x%" PRIx64 " = fault (%s)", idx, vpmu_fault_name(f));
-		else
-			diag(c, "rdpmc 0x%" PRIx64 " = 0x%" PRIx64, idx, val);
-		return 0;
-	}
-	if (want_gp)
-		return check(c, f != VPMU_FAULT_NONE, t[0], "rdpmc 0x%" PRIx64 " to fault, got 0x%" PRIx64,
-			     idx, val);
-	if (f != VPMU_FAULT_NONE)
-		return check(c, 0, t[0], "rdpmc 0x%" PRIx64 " = 0x%" PRIx64 ", got fault (%s)", idx,
-			     want, vpmu_fault_name(f));
-	return check(c, val == want, t[0], "rdpmc 0x%" PRIx64 " = 0x%" PRIx64 ", got 0x%" PRIx64,
-		     idx, want, val);
 }
 
 /* The writes of the current vCPU that broke rule RULE (by name) since its
@@ -607,10 +580,10 @@ static int run_line(struct ctx *c, char *line)
 		return 0;
 	}
 	if (!strcmp(d, "wrmsr")) return do_wr(c, t, n, VPMU_SPACE_MSR);
-	if (!strcmp(d, "rdmsr")) return do_rd(c, t, n, VPMU_SPACE_MSR);
+	if (!strcmp(d, "rdmsr")) return do_rd(c, t, n, VPMU_SPACE_MSR, false);
 	if (!strcmp(d, "mtspr")) return do_wr(c, t, n, VPMU_SPACE_SPR);
-	if (!strcmp(d, "mfspr")) return do_rd(c, t, n, VPMU_SPACE_SPR);
-	if (!strcmp(d, "rdpmc")) return do_rdpmc(c, t, n);
+	if (!strcmp(d, "mfspr")) return do_rd(c, t, n, VPMU_SPACE_SPR, false);
+	if (!strcmp(d, "rdpmc")) return do_rd(c, t, n, VPMU_SPACE_MSR, true);
 	if (!strcmp(d, "sbi")) return do_sbi(c, t, n);
 	if (!strcmp(d, "expect-violations")) return do_expect_violations(c, t, n);
 	if (!strcmp(d, "tick")) return do_tick(c, t, n);
