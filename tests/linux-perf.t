@@ -17,7 +17,7 @@
 #     (the two threads of one core): the same, thread 1 on its own counter;
 #   p6, k8 and p4 in strict mode: Linux keeps running, and the accounting
 #     names the perfctr rules its drivers break.
-# All boots run in one kvm-env call (about 6 minutes nested on 2 cores).  The
+# The boots run in two kvm-env calls (about 9 minutes nested on 2 cores).  The
 # guest side is guest-tests/linux/profile.sh; images from scripts/guest-image.
 KB=${VPMU_KVM_BUILD:-build/static}
 GB=${VPMU_GUEST_BUILD:-build/guest}
@@ -46,26 +46,31 @@ cp "$k686" "$tmp/vmlinuz-686" && cp "$kamd" "$tmp/vmlinuz-amd64"
 
 cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t acpi=off"
 boot() { # NAME MODEL KERNEL VCPUS EXTRA-OPTION CASE [KERNEL-ARGS]: boots.sh lines for one boot
+	# busybox timeout bounds a vpmu-run that its own --timeout cannot end
+	# (status 137; docs/linux-guests.md "Known problems in the nested tier").
 	echo "echo @@RUN $1"
-	echo "./vpmu-run --model $2 --vcpus $4 $5 --timeout 200 --kernel vmlinuz-$3 --initrd initrd --append '$cmd vpmu.case=$6 vpmu.period=4000000${7:+ $7}' >out 2>err"
+	echo "timeout -s KILL 260 ./vpmu-run --model $2 --vcpus $4 $5 --timeout 200 --kernel vmlinuz-$3 --initrd initrd --append '$cmd vpmu.case=$6 vpmu.period=4000000${7:+ $7}' >out 2>err"
 	echo "echo @@STATUS \$?; cat out; sed 's/^/@@ERR /' err"
 }
-{
-	boot p6 p6 686 1 "" profile
-	boot k7 k7 686 1 "" profile
-	boot k8 k8 amd64 1 "" profile
-	boot p4 p4 686 1 "" profile vpmu.stat=cpu
-	boot p4e p4-em64t amd64 1 "" profile "vpmu.stat=cpu vdso32=0"
-	boot p6smp p6 686 2 "" smp
-	boot p4smp p4 686 2 --ht smp vpmu.stat=cpu
-	boot p6strict p6 686 1 --strict stat
-	boot k8strict k8 amd64 1 --strict stat
-	boot p4strict p4 686 1 --strict stat
-} >"$tmp/boots.sh"
+# The boots, NAME:MODEL:KERNEL:VCPUS:OPTION:CASE:KERNEL-ARGS, in two kvm-env
+# calls (the legacy models, then the P4s), so that a nested tier that hangs
+# costs one call's time, not every boot's.
+BOOTS1="p6:p6:686:1::profile: k7:k7:686:1::profile: k8:k8:amd64:1::profile: p6smp:p6:686:2::smp:
+	p6strict:p6:686:1:--strict:stat: k8strict:k8:amd64:1:--strict:stat:"
+BOOTS2="p4:p4:686:1::profile:vpmu.stat=cpu p4e:p4-em64t:amd64:1::profile:vpmu.stat=cpu,vdso32=0
+	p4smp:p4:686:2:--ht:smp:vpmu.stat=cpu p4strict:p4:686:1:--strict:stat:"
+boots() { # SPECS...: boots.sh lines for each (commas in KERNEL-ARGS are blanks)
+	for b in "$@"; do
+		IFS=: read -r bname bmodel bkernel bvcpus bopt bcase bargs <<EOF2
+$b
+EOF2
+		boot "$bname" "$bmodel" "$bkernel" "$bvcpus" "$bopt" "$bcase" "$(echo "$bargs" | tr , ' ')"
+	done
+}
 kvm() { # BOOTS-SCRIPT OUTPUT: one kvm-env call running the boots
-	scripts/kvm-env --patched-kvm --timeout 1200 --smp 2 --mem 1536 --file "$KB/bin/vpmu-run" \
+	scripts/kvm-env --patched-kvm --timeout 800 --smp 2 --mem 1536 --file "$KB/bin/vpmu-run" \
 		--file "$tmp/vmlinuz-686" --file "$tmp/vmlinuz-amd64" --file "$tmp/initrd" --file "$1" \
-		-- /bin/busybox sh "$(basename "$1")" >"$2" 2>"$tmp/env.err"
+		-- /bin/busybox sh "$(basename "$1")" >"$2" 2>>"$tmp/env.err"
 }
 split_boots() { # OUTPUT: one NAME.out, NAME.err and NAME.status per boot
 	awk -v d="$tmp" '
@@ -74,28 +79,33 @@ split_boots() { # OUTPUT: one NAME.out, NAME.err and NAME.status per boot
 	/^@@STATUS / { print $2 > (run ".status"); next }
 	run != "" { print > (run ".out") }' "$1"
 }
-kvm "$tmp/boots.sh" "$tmp/all.out"
-ok $? "one kvm-env --patched-kvm call holds every boot" "$tmp/env.err"
-split_boots "$tmp/all.out"
+# shellcheck disable=SC2086
+boots $BOOTS1 >"$tmp/boots1.sh"
+# shellcheck disable=SC2086
+boots $BOOTS2 >"$tmp/boots2.sh"
+kvm "$tmp/boots1.sh" "$tmp/all1.out"; r1=$?
+kvm "$tmp/boots2.sh" "$tmp/all2.out"; r2=$?
+[ $r1 = 0 ] && [ $r2 = 0 ]
+ok $? "two kvm-env --patched-kvm calls hold every boot (status $r1, $r2)" "$tmp/env.err"
+split_boots "$tmp/all1.out"
+split_boots "$tmp/all2.out"
 # A nested guest that stops making progress (seen about once in ten p6 perf
 # record boots: the guest stops exiting with PMIs pending, inside QEMU's
 # emulation of SVM; docs/linux-guests.md) ends at vpmu-run's --timeout with
-# status 124.  Such a boot runs once more, and the test says so.
+# status 124, at busybox's timeout (137), or with the nested tier itself (no
+# status: kvm-env's --timeout).  Such a boot runs once more, and the test says so.
 retry=
-for b in p6:p6:686:1::profile: k7:k7:686:1::profile: k8:k8:amd64:1::profile: \
-	p4:p4:686:1::profile:vpmu.stat=cpu "p4e:p4-em64t:amd64:1::profile:vpmu.stat=cpu vdso32=0"; do
+for b in $BOOTS1 $BOOTS2; do
 	name=${b%%:*}
-	[ "$(cat "$tmp/$name.status" 2>/dev/null)" = 124 ] || continue
-	echo "# $name: vpmu-run's --timeout ended the boot (status 124); it runs once more. Its last lines:"
-	grep -v '^ ' "$tmp/$name.out" | tail -n 5 | sed 's/^/#   /'
-	# (not n: tests/tap.sh counts the tests in it)
-	IFS=: read -r rname rmodel rkernel rvcpus ropt rcase rargs <<EOF2
-$b
-EOF2
-	boot "$rname" "$rmodel" "$rkernel" "$rvcpus" "$ropt" "$rcase" "$rargs" >>"$tmp/retry.sh"
-	retry="$retry $name"
+	s=$(cat "$tmp/$name.status" 2>/dev/null || echo missing)
+	case $s in 124 | 137 | missing) ;; *) continue ;; esac
+	echo "# $name: the boot did not end (status $s); it runs once more. Its last lines:"
+	grep -v '^ ' "$tmp/$name.out" 2>/dev/null | tail -n 5 | sed 's/^/#   /'
+	retry="$retry $b"
 done
 if [ -n "$retry" ]; then
+	# shellcheck disable=SC2086
+	boots $retry >"$tmp/retry.sh"
 	kvm "$tmp/retry.sh" "$tmp/retry.out"
 	split_boots "$tmp/retry.out"
 fi
@@ -149,9 +159,15 @@ for b in p6:p6:"p6 PMU driver" k7:k7:"AMD PMU driver" k8:k8:"AMD PMU driver" \
 	rx=$(sed -n 's/.* rdpmc-exits=\([0-9]*\).*/\1/p' "$tmp/$name.out" | head -n 1)
 	[ "${pmis:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ] 2>/dev/null
 	ok $? "$model: the accounting shows the PMIs raised ($pmis) and the RDPMC exits answered ($rx)" "$f"
-	# The P4 masks its LVTPC on delivery; a PMI raised while Linux's handler
-	# still has it masked is dropped (docs/linux-guests.md, "Pentium 4").
-	case $model in p4*) echo "# $model: PMIs lost to the masked LVTPC: $(sed -n 's/.* pmis-lost-masked=\([0-9]*\).*/\1/p' "$tmp/$name.out" | head -n 1)" ;; esac
+	# The P4 masks its LVTPC on delivery, and its PMI is a level: one raised
+	# while Linux's handler still has the LVTPC masked is held and delivered at
+	# the unmask, none is lost (docs/linux-guests.md, "Pentium 4").
+	case $model in p4*)
+		held=$(sed -n 's/.* pmis-held=\([0-9]*\).*/\1/p' "$tmp/$name.out" | head -n 1)
+		lost=$(sed -n 's/.* pmis-lost-masked=\([0-9]*\).*/\1/p' "$tmp/$name.out" | head -n 1)
+		[ "${lost:-x}" = 0 ]
+		ok $? "$model: no PMI lost to the masked LVTPC ($held held until Linux unmasked it, ${lost:-?} lost)" "$f" ;;
+	esac
 done
 
 f=$(both p6smp)
