@@ -85,8 +85,6 @@ boots $BOOTS1 >"$tmp/boots1.sh"
 boots $BOOTS2 >"$tmp/boots2.sh"
 kvm "$tmp/boots1.sh" "$tmp/all1.out"; r1=$?
 kvm "$tmp/boots2.sh" "$tmp/all2.out"; r2=$?
-[ $r1 = 0 ] && [ $r2 = 0 ]
-ok $? "two kvm-env --patched-kvm calls hold every boot (status $r1, $r2)" "$tmp/env.err"
 split_boots "$tmp/all1.out"
 split_boots "$tmp/all2.out"
 # A nested guest that stops making progress (seen about once in ten p6 perf
@@ -112,12 +110,21 @@ for b in $BOOTS1 $BOOTS2; do
 	grep -v '^ ' "$tmp/$name.out" 2>/dev/null | tail -n 5 | sed 's/^/#   /'
 	retry="$retry $b"
 done
+r3=-
 if [ -n "$retry" ]; then
 	# shellcheck disable=SC2086
 	boots $retry >"$tmp/retry.sh"
-	kvm "$tmp/retry.sh" "$tmp/retry.out"
+	kvm "$tmp/retry.sh" "$tmp/retry.out"; r3=$?
 	split_boots "$tmp/retry.out"
 fi
+# The nested tier may hang a whole call (kvm-env's --timeout, status 124): what
+# counts is that every boot reported, at the first run or the second.
+missing=
+for b in $BOOTS1 $BOOTS2; do
+	boot_done "${b%%:*}" "$(echo "$b" | cut -d: -f6)" || missing="$missing ${b%%:*}"
+done
+[ -z "$missing" ]
+ok $? "every boot reported (kvm-env calls: $r1, $r2, retry $r3${missing:+; not:$missing})" "$tmp/env.err"
 
 st() { cat "$tmp/$1.status" 2>/dev/null || echo missing; }
 line() { sed -n "s/^@@ $2 //p" "$tmp/$1.out" 2>/dev/null | tr -d '\r'; } # line BOOT KEY

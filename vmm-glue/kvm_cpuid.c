@@ -37,8 +37,11 @@ int vpmu_kvm_cpuid_entries(const struct vpmu_vm *vm, unsigned apic_id,
 	struct vpmu_cpu_identity id;
 	if (!vm || !entries || vpmu_vm_cpu(vm, &id) < 0)
 		return -EINVAL;
-	bool ext = id.ext1_edx || id.ext1_ecx;
-	unsigned need = ext ? 4 : 2, n = 0;
+	/* Every Pentium 4 has the brand string leaves (Intel SDM vol. 2A, CPUID
+	 * 80000002h-80000004h), and with them leaf 80000001h, zero on a 32-bit
+	 * part. */
+	bool ext = id.ext1_edx || id.ext1_ecx || id.brand;
+	unsigned need = ext ? (id.brand ? 7 : 4) : 2, n = 0;
 	if (max < need)
 		return -ENOSPC;
 	memset(entries, 0, need * sizeof(*entries));
@@ -65,12 +68,24 @@ int vpmu_kvm_cpuid_entries(const struct vpmu_vm *vm, unsigned apic_id,
 
 	if (ext) {
 		entries[n].function = 0x80000000;
-		entries[n].eax = 0x80000001;
+		entries[n].eax = id.brand ? 0x80000004 : 0x80000001;
 		vendor_regs(id.vendor, &entries[n++]);
 		entries[n].function = 0x80000001;
 		entries[n].eax = signature(id.family, id.cpumodel, id.stepping);
 		entries[n].ecx = id.ext1_ecx;
 		entries[n++].edx = id.ext1_edx;
+	}
+	if (id.brand) {
+		/* 48 bytes, NUL-padded, 16 per leaf in EAX, EBX, ECX, EDX. */
+		char b[48] = { 0 };
+		memcpy(b, id.brand, strnlen(id.brand, sizeof(b) - 1));
+		for (unsigned k = 0; k < 3; k++, n++) {
+			entries[n].function = 0x80000002 + k;
+			memcpy(&entries[n].eax, b + 16 * k, 4);
+			memcpy(&entries[n].ebx, b + 16 * k + 4, 4);
+			memcpy(&entries[n].ecx, b + 16 * k + 8, 4);
+			memcpy(&entries[n].edx, b + 16 * k + 12, 4);
+		}
 	}
 	return (int)n;
 }

@@ -227,6 +227,7 @@ struct vpmu_identity {
 	uint32_t cpuid1_ecx;         /* CPUID.1:ECX */
 	uint32_t ext1_edx;           /* CPUID.80000001h:EDX; with ext1_ecx 0: no extended leaves */
 	uint32_t ext1_ecx;
+	const char *brand;           /* the brand string (CPUID 80000002h-80000004h), or NULL */
 };
 
 /* Capabilities (struct vpmu_model.caps). */

@@ -177,6 +177,7 @@ struct vpmu_cpu_identity {
 	unsigned family, cpumodel, stepping;
 	uint32_t cpuid1_edx, cpuid1_ecx;       /* CPUID.1 feature words */
 	uint32_t ext1_edx, ext1_ecx;           /* CPUID.80000001h feature words */
+	const char *brand;                     /* CPUID 80000002h-80000004h, or NULL: none */
 };
 int vpmu_vm_cpu(const struct vpmu_vm *vm, struct vpmu_cpu_identity *out);
 int vpmu_vm_totals(const struct vpmu_vm *vm, struct vpmu_totals *out);

@@ -56,7 +56,7 @@ struct want {
 	uint32_t eax1;
 	int has_apic;
 	int has_mmx;
-	int ext_leaves;
+	int ext_leaves;     /* extended leaves: 0, 2 (80000000h-80000001h), 5 (and the brand string) */
 };
 
 static struct vpmu_vm *p3_vm;
@@ -82,14 +82,18 @@ int main(void)
 		/* Pentium III Coppermine: family 6 model 8 stepping 3. */
 		{ "p6", -1, "GenuineIntel", 0x683, 1, 1, 0 },
 		/* Athlon (Palomino) family 6 model 6 stepping 2. */
-		{ "k7", -1, "AuthenticAMD", 0x662, 1, 1, 1 },
+		{ "k7", -1, "AuthenticAMD", 0x662, 1, 1, 2 },
 		/* K8 rev E: family 0Fh, model 35 = 0x23 -> extended model 2, model 3. */
-		{ "k8", -1, "AuthenticAMD", 0x20F32, 1, 1, 1 },
+		{ "k8", -1, "AuthenticAMD", 0x20F32, 1, 1, 2 },
 		/* VIA C3 Samuel 2 / Ezra: family 6 model 7; no APIC on these parts. */
-		{ "c3", -1, "CentaurHauls", 0x673, 0, 1, 1 },
+		{ "c3", -1, "CentaurHauls", 0x673, 0, 1, 2 },
 		{ "winchip-c6", -1, "CentaurHauls", 0x541, 0, 1, 0 },
 		/* K6-2 stands in for "any x86 with a TSC": family 5 model 8 stepping 12. */
-		{ "generic", -1, "AuthenticAMD", 0x58C, 0, 1, 1 },
+		{ "generic", -1, "AuthenticAMD", 0x58C, 0, 1, 2 },
+		/* Pentium 4 Northwood (family 0Fh model 2 stepping 9) and Prescott 2M
+		 * (model 4 stepping 3): the brand string leaves, as every P4 has. */
+		{ "p4", -1, "GenuineIntel", 0xF29, 1, 1, 5 },
+		{ "p4-em64t", -1, "GenuineIntel", 0xF43, 1, 1, 5 },
 		/* A config's cpumodel reaches the signature (Pentium M model 13). */
 		{ "p6", 13, "GenuineIntel", 0x6D3, 1, 1, 0 },
 	};
@@ -98,8 +102,7 @@ int main(void)
 		struct vpmu_vm *vm = vm_of(w->model, w->cpumodel);
 		struct kvm_cpuid_entry2 e[8];
 		int n = vm ? vpmu_kvm_cpuid_entries(vm, 3, e, 8) : -1;
-		ok(n == (w->ext_leaves ? 4 : 2), "%s: %d CPUID leaves (%d)", w->model,
-		   w->ext_leaves ? 4 : 2, n);
+		ok(n == 2 + w->ext_leaves, "%s: %d CPUID leaves (%d)", w->model, 2 + w->ext_leaves, n);
 		const struct kvm_cpuid_entry2 *l0 = leaf(e, n, 0), *l1 = leaf(e, n, 1);
 		char vendor[13] = "";
 		if (l0)
@@ -124,8 +127,28 @@ int main(void)
 			char xv[13] = "";
 			if (x0)
 				vendor_of(x0, xv);
-			ok(x0 && x0->eax == 0x80000001 && strcmp(xv, w->vendor) == 0,
-			   "%s: leaf 80000000h: max 80000001h, vendor %s", w->model, w->vendor);
+			uint32_t max = 0x80000000u + (uint32_t)w->ext_leaves - 1;
+			ok(x0 && x0->eax == max && strcmp(xv, w->vendor) == 0,
+			   "%s: leaf 80000000h: max %xh, vendor %s", w->model, max, w->vendor);
+		}
+		if (w->ext_leaves == 5) {
+			/* The brand string is 48 bytes in leaves 80000002h-80000004h,
+			 * EAX EBX ECX EDX each (Intel SDM vol. 2A, CPUID). */
+			char brand[49] = "";
+			for (unsigned k = 0; k < 3; k++) {
+				const struct kvm_cpuid_entry2 *b = leaf(e, n, 0x80000002u + k);
+				if (!b)
+					break;
+				memcpy(brand + 16 * k, &b->eax, 4);
+				memcpy(brand + 16 * k + 4, &b->ebx, 4);
+				memcpy(brand + 16 * k + 8, &b->ecx, 4);
+				memcpy(brand + 16 * k + 12, &b->edx, 4);
+			}
+			struct vpmu_cpu_identity id;
+			vpmu_vm_cpu(vm, &id);
+			ok(id.brand && strcmp(brand, id.brand) == 0 &&
+			   strncmp(brand, "Intel(R) Pentium(R) 4 CPU", 25) == 0,
+			   "%s: the brand string leaves spell \"%s\"", w->model, brand);
 		}
 		vpmu_vm_destroy(vm);
 	}
