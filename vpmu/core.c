@@ -221,7 +221,7 @@ int vpmu_vm_cpu(const struct vpmu_vm *vm, struct vpmu_cpu_identity *out)
 	out->cpuid1_ecx = id->cpuid1_ecx;
 	out->ext1_edx = id->ext1_edx;
 	out->ext1_ecx = id->ext1_ecx;
-	out->brand = id->brand;
+	out->brand = vm->model->brand;
 	return 0;
 }
 

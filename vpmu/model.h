@@ -227,7 +227,6 @@ struct vpmu_identity {
 	uint32_t cpuid1_ecx;         /* CPUID.1:ECX */
 	uint32_t ext1_edx;           /* CPUID.80000001h:EDX; with ext1_ecx 0: no extended leaves */
 	uint32_t ext1_ecx;
-	const char *brand;           /* the brand string (CPUID 80000002h-80000004h), or NULL */
 };
 
 /* Capabilities (struct vpmu_model.caps). */
@@ -302,6 +301,7 @@ struct vpmu_model {
 	const char *name;           /* the model's name in traces (docs/trace.md) */
 	const char *description;
 	struct vpmu_identity id;
+	const char *brand;          /* the brand string (CPUID 80000002h-80000004h), or NULL */
 	enum vpmu_regspace regspace; /* the ISA's register space (MSR: x86, SPR: PPC) */
 	unsigned caps;              /* VPMU_CAP_* */
 	unsigned nr_ctrs;           /* counters the guest sees (pmc 0..nr_ctrs-1) */

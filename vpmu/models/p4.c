@@ -355,7 +355,8 @@ const struct vpmu_model vpmu_model_p4 = {
 	.description = "Intel Pentium 4 (NetBurst): 18 x 40-bit counters, CCCR/ESCR pairs, "
 		       "hyper-threading, replay tagging",
 	/* A Pentium 4 "Northwood" (model 2, stepping 9): 32-bit, IQ_ESCRs present. */
-	.id = { "GenuineIntel", 15, 2, 9, P4_EDX, 0, 0, 0, "Intel(R) Pentium(R) 4 CPU 2.80GHz" },
+	.id = { "GenuineIntel", 15, 2, 9, P4_EDX, 0, 0, 0 },
+	.brand = "Intel(R) Pentium(R) 4 CPU 2.80GHz",
 	P4_COMMON,
 };
 
@@ -365,7 +366,7 @@ const struct vpmu_model vpmu_model_p4_em64t = {
 		       "64-bit",
 	/* A Pentium 4 6x1 "Prescott 2M" (model 4, stepping 3): SSE3, CMPXCHG16B,
 	 * and the extended leaf's SYSCALL, XD and LM. */
-	.id = { "GenuineIntel", 15, 4, 3, P4_EDX, (1u << 0) | (1u << 13), X_SYSCALL | X_NX | X_LM, 0,
-		"Intel(R) Pentium(R) 4 CPU 3.40GHz" },
+	.id = { "GenuineIntel", 15, 4, 3, P4_EDX, (1u << 0) | (1u << 13), X_SYSCALL | X_NX | X_LM, 0 },
+	.brand = "Intel(R) Pentium(R) 4 CPU 3.40GHz",
 	P4_COMMON,
 };
