@@ -469,6 +469,16 @@ int main(void)
 		bad_requests(path);
 		socket_files(path);
 		hostile_server();
+		/* The second server's probe may still wait in the backlog: the
+		 * server accepts in order and reads a closed client's EOF in the
+		 * poll after its accept, so once a later client is answered the
+		 * probe has been counted (CI saw 35 of 36 without this). */
+		struct acct_vm vm;
+		char ferr[256];
+		int r = stat_fetch(dir, "tsan-vm", &vm, ferr, sizeof(ferr));
+		ok(r == 0, "a last client is served before the server stops (%s)", r ? ferr : "ok");
+		if (r == 0)
+			acct_vm_release(&vm);
 		struct stat_server_counts n;
 		stat_server_stop(s, &n);
 		/* Bad: the unknown, the over-long and the half request, the
