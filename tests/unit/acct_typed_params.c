@@ -18,6 +18,7 @@
 #include "acct_formats.h"
 #include "acct_keys.h"
 #include "libvirt/acct_typed_params.h"
+#include "guest_msr.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 
@@ -37,21 +38,6 @@ static enum vpmu_count_source no_bus_cycles(void *ctx, enum vpmu_event ev, const
 static struct vpmu_sim *sim;
 static struct vpmu_host *host;
 static struct vpmu_vm *vm;
-
-static int wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
-{
-	enum vpmu_fault f;
-	return vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f) || f != VPMU_FAULT_NONE ? -1 : 0;
-}
-
-static uint64_t rd(struct vpmu_vcpu *v, uint32_t msr)
-{
-	enum vpmu_fault f;
-	uint64_t val = ~0ull;
-	if (vpmu_reg_read(v, VPMU_SPACE_MSR, msr, &val, &f) || f != VPMU_FAULT_NONE)
-		return ~0ull;
-	return val;
-}
 
 /* two-vcpus.trace's workload; 0 when every step went as on a P6 */
 static int run_workload(void)

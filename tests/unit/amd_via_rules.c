@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "guest_msr.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
@@ -38,23 +39,6 @@ static struct vpmu_vcpu *new_vcpu(const char *model, bool strict, int cpumodel,
 		return NULL;
 	*vm_out = vm;
 	return v;
-}
-
-static enum vpmu_fault wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
-{
-	enum vpmu_fault f = VPMU_FAULT_NONE;
-	if (vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f))
-		return (enum vpmu_fault)-1;
-	return f;
-}
-
-static uint64_t rd(struct vpmu_vcpu *v, uint32_t msr)
-{
-	enum vpmu_fault f;
-	uint64_t val = 0xDEAD;
-	if (vpmu_reg_read(v, VPMU_SPACE_MSR, msr, &val, &f) || f != VPMU_FAULT_NONE)
-		return 0xBADBADBAD;
-	return val;
 }
 
 static struct vpmu_totals totals(struct vpmu_vm *vm)

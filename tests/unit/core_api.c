@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "guest_msr.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 #include "vpmu/perfctr.h"
@@ -50,22 +51,6 @@ static struct vpmu_vm *new_vm(unsigned flags)
 	if (vpmu_vm_create(host, &cfg, &vm))
 		return NULL;
 	return vm;
-}
-
-static enum vpmu_fault wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
-{
-	enum vpmu_fault f = VPMU_FAULT_NONE;
-	if (vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f))
-		return (enum vpmu_fault)-1;
-	return f;
-}
-
-static uint64_t rd(struct vpmu_vcpu *v, uint32_t msr)
-{
-	enum vpmu_fault f;
-	uint64_t val = ~0ull;
-	vpmu_reg_read(v, VPMU_SPACE_MSR, msr, &val, &f);
-	return f ? ~0ull : val;
 }
 
 static void test_argument_errors(void)

@@ -44,6 +44,7 @@
 
 #include "core.h"
 #include "model.h"
+#include "guest_msr.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 #include "vpmu/perfctr.h"
@@ -481,25 +482,6 @@ static struct vpmu_vm *named_vm(const char *model, int cpumodel, int stepping)
 		exit(1);
 	}
 	return vm;
-}
-
-static enum vpmu_fault wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
-{
-	enum vpmu_fault f = VPMU_FAULT_NONE;
-	if (vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f))
-		return (enum vpmu_fault)-1;
-	return f;
-}
-
-/* A guest read; a fault reads as the sentinel ~0 (tests that expect a fault use
- * rdf()). */
-static uint64_t rd(struct vpmu_vcpu *v, uint32_t msr)
-{
-	enum vpmu_fault f = VPMU_FAULT_NONE;
-	uint64_t val = 0;
-	if (vpmu_reg_read(v, VPMU_SPACE_MSR, msr, &val, &f) || f != VPMU_FAULT_NONE)
-		return ~0ull;
-	return val;
 }
 
 static enum vpmu_fault rdf(struct vpmu_vcpu *v, uint32_t msr, uint64_t *val)

@@ -13,6 +13,7 @@
 
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
+#include "guest_msr.h"
 #include "tap.h"
 
 #define ITERS 20000
@@ -29,21 +30,6 @@
 #define TAG(t, i)    (((uint64_t)(t) << 32) | (i))
 
 static struct vpmu_sim *sim;
-
-static enum vpmu_fault wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
-{
-	enum vpmu_fault f = VPMU_FAULT_NONE;
-	vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f);
-	return f;
-}
-
-static uint64_t rd(struct vpmu_vcpu *v, uint32_t msr)
-{
-	uint64_t val = 0;
-	enum vpmu_fault f;
-	vpmu_reg_read(v, VPMU_SPACE_MSR, msr, &val, &f);
-	return f == VPMU_FAULT_NONE ? val : ~0ull;
-}
 
 struct worker {
 	struct vpmu_vcpu *v;

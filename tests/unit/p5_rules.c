@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "guest_msr.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
@@ -51,23 +52,6 @@ static struct vpmu_vcpu *new_vcpu(const char *model, unsigned flags, struct vpmu
 	if (vpmu_vm_create(host, &cfg, vm) || vpmu_vcpu_create(*vm, 0, &v))
 		return NULL;
 	return v;
-}
-
-static enum vpmu_fault wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
-{
-	enum vpmu_fault f = VPMU_FAULT_NONE;
-	if (vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f))
-		return (enum vpmu_fault)-1;
-	return f;
-}
-
-static uint64_t rd(struct vpmu_vcpu *v, uint32_t msr)
-{
-	enum vpmu_fault f;
-	uint64_t val = ~0ull;
-	if (vpmu_reg_read(v, VPMU_SPACE_MSR, msr, &val, &f) || f)
-		return ~0ull;
-	return val;
 }
 
 static uint64_t violations(const struct vpmu_vm *vm)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "guest_msr.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
@@ -73,21 +74,6 @@ static void drain_kick(void)
 	sigaddset(&s, KICK);
 	while (sigtimedwait(&s, NULL, &zero) > 0)
 		;
-}
-
-static uint64_t rd(struct vpmu_vcpu *v, uint32_t msr)
-{
-	uint64_t val = 0;
-	enum vpmu_fault f;
-	vpmu_reg_read(v, VPMU_SPACE_MSR, msr, &val, &f);
-	return val;
-}
-
-static enum vpmu_fault wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
-{
-	enum vpmu_fault f = VPMU_FAULT_NONE;
-	vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f);
-	return f;
 }
 
 int main(void)
