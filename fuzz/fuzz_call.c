@@ -30,6 +30,7 @@
 
 #define FUZZ_NAME "fuzz_call"
 #include "fuzz_input.h"
+#include "fuzz_world.h"
 
 #define NR_HOST_CPUS 2
 #define MAX_VMS 2
@@ -287,21 +288,8 @@ static void op_tick(struct world *w, struct input *in)
 
 static void vm_setup(struct world *w, struct fvm *fv, struct input *in)
 {
-	unsigned nmodels = vpmu_model_count();
-	CHECK(nmodels > 0, "no models registered");
-	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
-	cfg.model = vpmu_model_name(take8(in) % nmodels);
-	uint8_t opt = take8(in);
-	cfg.flags = (opt & 1) ? VPMU_VM_STRICT : 0;
-	if (opt & 2)
-		cfg.cpumodel = take8(in);
-	cfg.ht = (opt >> 2) & 1;
-	if (vpmu_vm_create(w->host, &cfg, &fv->vm) != 0) {
-		cfg.cpumodel = -1;
-		cfg.ht = 0;
-		int rc = vpmu_vm_create(w->host, &cfg, &fv->vm);
-		CHECK(rc == 0, "model %s: cannot create a VM with defaults: %d", cfg.model, rc);
-	}
+	struct vpmu_vm_config cfg;
+	fuzz_vm_create(w->host, in, &fv->vm, &cfg);
 	struct vpmu_model_info info;
 	CHECK(vpmu_model_info(cfg.model, &info) == 0, "model info");
 	fv->model = cfg.model;
@@ -324,11 +312,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input in = { data, size };
 	struct world w;
 	memset(&w, 0, sizeof(w));
-	struct vpmu_backend be;
-	CHECK(vpmu_sim_create(NR_HOST_CPUS, &w.sim) == 0, "sim create");
-	vpmu_sim_backend(w.sim, &be);
-	CHECK(vpmu_host_create(&be, NR_HOST_CPUS, &w.host) == 0, "host create");
-	vpmu_sim_attach(w.sim, w.host);
+	fuzz_sim_host(NR_HOST_CPUS, &w.sim, &w.host);
 
 	w.nvms = 1 + take8(&in) % MAX_VMS;
 	for (unsigned i = 0; i < w.nvms; i++)

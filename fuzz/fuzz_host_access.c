@@ -48,6 +48,7 @@
 
 #define FUZZ_NAME "fuzz_host_access"
 #include "fuzz_input.h"
+#include "fuzz_world.h"
 
 #define NR_HOST_CPUS 2
 #define MAX_GUEST_OPS 16
@@ -243,32 +244,9 @@ static enum vpmu_fault guest_write(struct world *w, struct vpmu_vcpu *v, unsigne
 
 static bool setup(struct world *w, struct input *in)
 {
-	CHECK(vpmu_sim_create(NR_HOST_CPUS, &w->sim) == 0, "sim create");
-	struct vpmu_backend be;
-	vpmu_sim_backend(w->sim, &be);
-	CHECK(vpmu_host_create(&be, NR_HOST_CPUS, &w->host) == 0, "host create");
-	vpmu_sim_attach(w->sim, w->host);
-
-	unsigned nmodels = vpmu_model_count();
-	CHECK(nmodels > 0, "no models registered");
-	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
-	unsigned model = take8(in) % nmodels;
-	cfg.model = vpmu_model_name(model);
-	uint8_t opt = take8(in);
-	cfg.flags = (opt & 1) ? VPMU_VM_STRICT : 0;
-	if (opt & 2)
-		cfg.cpumodel = take8(in);
-	if (opt & 4)
-		cfg.stepping = take8(in) & 15;
-	cfg.ht = (opt >> 3) & 1;
-	if (vpmu_vm_create(w->host, &cfg, &w->src.vm) != 0) {
-		/* Options a model refuses (ht off the P4, ...): its defaults must work. */
-		cfg = (struct vpmu_vm_config)VPMU_VM_CONFIG_INIT;
-		cfg.model = vpmu_model_name(model);
-		cfg.flags = (opt & 1) ? VPMU_VM_STRICT : 0;
-		int rc = vpmu_vm_create(w->host, &cfg, &w->src.vm);
-		CHECK(rc == 0, "model %s: cannot create a VM with defaults: %d", cfg.model, rc);
-	}
+	fuzz_sim_host(NR_HOST_CPUS, &w->sim, &w->host);
+	struct vpmu_vm_config cfg;
+	unsigned model = fuzz_vm_create(w->host, in, &w->src.vm, &cfg);
 	int rc = vpmu_vm_create(w->host, &cfg, &w->dst.vm);
 	CHECK(rc == 0, "model %s: a second VM of an accepted configuration: %d", cfg.model, rc);
 	CHECK(vpmu_vcpu_create(w->src.vm, 0, &w->src.v) == 0, "vcpu create");
@@ -291,7 +269,7 @@ static bool setup(struct world *w, struct input *in)
 	CHECK(w->r.addr && w->r.mask, "out of memory");
 	CHECK(vpmu_vm_regs(w->src.vm, info.regspace, w->r.addr, w->r.n) == w->r.n, "regs");
 	static struct model_cache cache[MAX_MODELS];
-	CHECK(model < MAX_MODELS, "%u models: raise MAX_MODELS", nmodels);
+	CHECK(model < MAX_MODELS, "%u models: raise MAX_MODELS", vpmu_model_count());
 	struct model_cache *mc = &cache[model];
 	if (!mc->mask) {
 		uint64_t width = info.ctr_width >= 64 ? ~0ull : (1ull << info.ctr_width) - 1;

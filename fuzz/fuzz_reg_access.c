@@ -28,6 +28,7 @@
 
 #define FUZZ_NAME "fuzz_reg_access"
 #include "fuzz_input.h"
+#include "fuzz_world.h"
 
 #define NR_HOST_CPUS 3
 #define MAX_VMS 2
@@ -294,25 +295,8 @@ static void op_pmi_ack(struct vpmu_vcpu *v)
 
 static void vm_setup(struct world *w, struct fvm *fv, struct input *in)
 {
-	unsigned nmodels = vpmu_model_count();
-	CHECK(nmodels > 0, "no models registered");
-	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
-	cfg.model = vpmu_model_name(take8(in) % nmodels);
-	uint8_t opt = take8(in);
-	cfg.flags = (opt & 1) ? VPMU_VM_STRICT : 0;
-	if (opt & 2)
-		cfg.cpumodel = take8(in);
-	if (opt & 4)
-		cfg.stepping = take8(in) & 15;
-	cfg.ht = (opt >> 3) & 1;
-	if (vpmu_vm_create(w->host, &cfg, &fv->vm) != 0) {
-		/* Options a model refuses (ht off the P4, ...): its defaults must work. */
-		struct vpmu_vm_config def = VPMU_VM_CONFIG_INIT;
-		def.model = cfg.model;
-		def.flags = cfg.flags;
-		int rc = vpmu_vm_create(w->host, &def, &fv->vm);
-		CHECK(rc == 0, "model %s: cannot create a VM with defaults: %d", cfg.model, rc);
-	}
+	struct vpmu_vm_config cfg;
+	fuzz_vm_create(w->host, in, &fv->vm, &cfg);
 	unsigned nmsr = vpmu_vm_regs(fv->vm, VPMU_SPACE_MSR, NULL, 0);
 	unsigned nspr = vpmu_vm_regs(fv->vm, VPMU_SPACE_SPR, NULL, 0);
 	fv->nregs = nmsr + nspr;
@@ -343,11 +327,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input in = { data, size };
 	struct world w;
 	memset(&w, 0, sizeof(w));
-	struct vpmu_backend be;
-	CHECK(vpmu_sim_create(NR_HOST_CPUS, &w.sim) == 0, "sim create");
-	vpmu_sim_backend(w.sim, &be);
-	CHECK(vpmu_host_create(&be, NR_HOST_CPUS, &w.host) == 0, "host create");
-	vpmu_sim_attach(w.sim, w.host);
+	fuzz_sim_host(NR_HOST_CPUS, &w.sim, &w.host);
 
 	w.nvms = 1 + take8(&in) % MAX_VMS;
 	for (unsigned i = 0; i < w.nvms; i++)
