@@ -81,12 +81,12 @@ struct acct_vm_units {
 	const struct acct_vm *vms;
 	unsigned *first;
 };
-/* Cuts n VMs into units of about ACCT_UNIT_BYTES, counting bytes_per_vcpu for
- * each vCPU and as much again for a VM's own lines: *first (malloc'd) gets the
- * first VM of each unit and n after the last.  Returns how many units (0 for
- * no VM), or -ENOMEM; *vcpus: all the VMs' vCPUs (acct_buf_units' size). */
-int acct_units_by_vm(const struct acct_vm *vms, unsigned n, size_t bytes_per_vcpu,
-		     unsigned **first, size_t *vcpus);
+/* Writes n VMs to out in units of about ACCT_UNIT_BYTES (acct_buf_units),
+ * counting bytes_per_vcpu for each vCPU and as much again for a VM's own
+ * lines; fn gets a struct acct_vm_units.  0, -EINVAL, -ENOMEM, or the
+ * write's negative errno. */
+int acct_write_by_vm(FILE *out, const struct acct_vm *vms, unsigned n, size_t bytes_per_vcpu,
+		     acct_unit_fn fn);
 /* s[0..n) as a Prometheus label value: \ " and newline escaped, bytes that are
  * not UTF-8 as U+FFFD. */
 void acct_put_esc(struct acct_buf *b, const char *s, size_t n);

@@ -74,18 +74,6 @@ static void dom_unit(void *ctx, unsigned u, struct acct_buf *b)
 
 int acct_write_domstats(FILE *out, const struct acct_vm *vms, unsigned n)
 {
-	struct acct_buf b;
-	struct acct_vm_units d = { .vms = vms };
-	size_t vcpus;
-	int nu, err = 0, cerr;
-	if (!out || (n && !vms))
-		return -EINVAL;
-	if (acct_buf_open(&b, out))
-		return -ENOMEM;
 	/* ~40 bytes a key */
-	nu = acct_units_by_vm(vms, n, (16u + VPMU_MAX_CTRS / 2 + VPMU_EV_NR) * 40u, &d.first, &vcpus);
-	err = nu < 0 ? nu : acct_buf_units(&b, (unsigned)nu, dom_unit, &d, vcpus);
-	free(d.first);
-	cerr = acct_buf_close(&b);
-	return err ? err : cerr;
+	return acct_write_by_vm(out, vms, n, (16u + VPMU_MAX_CTRS / 2 + VPMU_EV_NR) * 40u, dom_unit);
 }

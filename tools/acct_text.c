@@ -93,18 +93,6 @@ static void text_unit(void *ctx, unsigned u, struct acct_buf *b)
 
 int acct_write_text(FILE *out, const struct acct_vm *vms, unsigned n)
 {
-	struct acct_buf b;
-	struct acct_vm_units x = { .vms = vms };
-	size_t vcpus;
-	int nu, err = 0, cerr;
-	if (!out || (n && !vms))
-		return -EINVAL;
-	if (acct_buf_open(&b, out))
-		return -ENOMEM;
 	/* ~260 bytes a block */
-	nu = acct_units_by_vm(vms, n, 260u, &x.first, &vcpus);
-	err = nu < 0 ? nu : acct_buf_units(&b, (unsigned)nu, text_unit, &x, vcpus);
-	free(x.first);
-	cerr = acct_buf_close(&b);
-	return err ? err : cerr;
+	return acct_write_by_vm(out, vms, n, 260u, text_unit);
 }

@@ -205,8 +205,11 @@ int acct_buf_units(struct acct_buf *b, unsigned n, acct_unit_fn fn, void *ctx, s
 	return b->err;
 }
 
-int acct_units_by_vm(const struct acct_vm *vms, unsigned n, size_t bytes_per_vcpu,
-		     unsigned **first, size_t *vcpus)
+/* Cuts n VMs into units: *first (malloc'd) gets the first VM of each unit and
+ * n after the last.  Returns how many units (0 for no VM), or -ENOMEM; *vcpus:
+ * all the VMs' vCPUs (acct_buf_units' size). */
+static int units_by_vm(const struct acct_vm *vms, unsigned n, size_t bytes_per_vcpu,
+		       unsigned **first, size_t *vcpus)
 {
 	unsigned nu = 0;
 	size_t bytes = 0;
@@ -226,4 +229,21 @@ int acct_units_by_vm(const struct acct_vm *vms, unsigned n, size_t bytes_per_vcp
 	}
 	(*first)[nu] = n;
 	return (int)nu;
+}
+
+int acct_write_by_vm(FILE *out, const struct acct_vm *vms, unsigned n, size_t bytes_per_vcpu,
+		     acct_unit_fn fn)
+{
+	struct acct_buf b;
+	struct acct_vm_units x = { .vms = vms };
+	size_t vcpus;
+	if (!out || (n && !vms))
+		return -EINVAL;
+	if (acct_buf_open(&b, out))
+		return -ENOMEM;
+	int nu = units_by_vm(vms, n, bytes_per_vcpu, &x.first, &vcpus);
+	int err = nu < 0 ? nu : acct_buf_units(&b, (unsigned)nu, fn, &x, vcpus);
+	free(x.first);
+	int cerr = acct_buf_close(&b);
+	return err ? err : cerr;
 }
