@@ -193,6 +193,7 @@ static void kvm_stats(struct jb *b, struct json_object *o, const struct vpmu_kvm
 	p = add(b, x, "pmis", json_object_new_object(), KEY_NEW);
 	add_num(b, p, "fixed", k->pmis_fixed);
 	add_num(b, p, "nmi", k->pmis_nmi);
+	add_num(b, p, "held", k->pmis_held);
 	add_num(b, p, "lost_masked", k->pmis_masked);
 	add_num(b, p, "lost_apic_off", k->pmis_apic_off);
 	add_num(b, p, "lost_bad_mode", k->pmis_bad_mode);

@@ -89,6 +89,18 @@ static int count(struct rd *r, struct json_object *o, const char *path, const ch
 	return v ? count_of(r, v, path, key, out) : -EINVAL;
 }
 
+/* A count that documents written before it existed lack: 0 where absent. */
+static int count_since(struct rd *r, struct json_object *o, const char *path, const char *key,
+		       uint64_t *out)
+{
+	struct json_object *v;
+	if (!json_object_object_get_ex(o, key, &v)) {
+		*out = 0;
+		return 0;
+	}
+	return count_of(r, v, path, key, out);
+}
+
 /* A string of at most max - 1 bytes and no NUL, into buf. */
 static int string(struct rd *r, struct json_object *v, const char *what, char *buf, size_t max)
 {
@@ -195,6 +207,7 @@ static int kvm_stats(struct rd *r, struct json_object *k, struct vpmu_kvm_stats 
 	    !(p = member(r, k, "kvm.", "pmis", json_type_object)) ||
 	    count(r, p, "kvm.pmis.", "fixed", &s->pmis_fixed) ||
 	    count(r, p, "kvm.pmis.", "nmi", &s->pmis_nmi) ||
+	    count_since(r, p, "kvm.pmis.", "held", &s->pmis_held) ||
 	    count(r, p, "kvm.pmis.", "lost_masked", &s->pmis_masked) ||
 	    count(r, p, "kvm.pmis.", "lost_apic_off", &s->pmis_apic_off) ||
 	    count(r, p, "kvm.pmis.", "lost_bad_mode", &s->pmis_bad_mode))

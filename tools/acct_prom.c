@@ -12,6 +12,7 @@
  *   vpmu_pmis_raised_total{domain,vcpu}
  *   vpmu_pmis_delivered_total{domain,vcpu,delivery="fixed"|"nmi"}            (KVM)
  *   vpmu_pmis_lost_total{domain,vcpu,cause="masked"|"apic_off"|"bad_mode"}   (KVM)
+ *   vpmu_pmis_held_total{domain,vcpu}                                        (KVM)
  *   vpmu_register_accesses_total{domain,vcpu,access="read"|"write"|"call"}
  *   vpmu_faults_total{domain,vcpu}
  *   vpmu_strict_refusals_total{domain,vcpu}
@@ -39,6 +40,7 @@
  * order (acct_buf_units, tools/acct_units.c), so the output is the same bytes
  * whichever thread formats what.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -218,6 +220,7 @@ static void prom_unit(void *ctx, unsigned u, struct acct_buf *b)
 static void add(struct prom *p, enum kind kind, const char *name, const char *help,
 		const struct sub *subs, unsigned nsubs, unsigned flags)
 {
+	assert(p->nfam < NR_FAMS);      /* a family more than NR_FAMS holds */
 	p->fam[p->nfam++] = (struct fam){ kind, name, help, strlen(name), subs, nsubs, flags };
 }
 
@@ -263,6 +266,8 @@ static void families(struct prom *p)
 	add(p, K_COUNTER, "vpmu_pmis_lost_total",
 	    "PMIs the KVM glue could not deliver, by cause (as the hardware drops them).", p->lost, 3,
 	    F_KVM);
+	scalar(p, "vpmu_pmis_held_total", "PMIs that met a masked LVTPC on a CPU whose PMI is a level "
+	       "(the P4), held and delivered at the unmask.", C_HELD, F_KVM);
 	add(p, K_COUNTER, "vpmu_register_accesses_total",
 	    "Guest PMU register reads and writes, and PMU calls, handled.", p->acc, 3, 0);
 	scalar(p, "vpmu_faults_total", "Guest accesses refused by the hardware rules (a fault in the guest).",

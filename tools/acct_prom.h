@@ -42,7 +42,7 @@ enum col {
 	C_FIXED, C_NMI, C_MASKED, C_APIC_OFF, C_BAD_MODE,
 	C_READS, C_WRITES, C_CALLS,
 	C_FAULTS, C_STRICT, C_CACHE_HITS, C_SWITCH_INS,
-	C_MSR_EXITS, C_RDPMC_EXITS,
+	C_HELD, C_MSR_EXITS, C_RDPMC_EXITS,
 	C_NR,
 };
 
@@ -91,7 +91,7 @@ struct unit {
 	unsigned fam, m0, m1;
 };
 
-#define NR_FAMS 16
+#define NR_FAMS 17      /* the families of families() */
 
 struct prom {
 	const struct acct_vm *vms;

@@ -51,6 +51,7 @@ static void gather_vms(struct prom *p, unsigned m0, unsigned m1)
 			if (v->have_kvm) {
 				col[C_FIXED * nv] = v->kvm.pmis_fixed;
 				col[C_NMI * nv] = v->kvm.pmis_nmi;
+				col[C_HELD * nv] = v->kvm.pmis_held;
 				col[C_MASKED * nv] = v->kvm.pmis_masked;
 				col[C_APIC_OFF * nv] = v->kvm.pmis_apic_off;
 				col[C_BAD_MODE * nv] = v->kvm.pmis_bad_mode;

@@ -77,6 +77,7 @@ static void fill_kvm(struct vpmu_kvm_stats *k, uint64_t base)
 	k->kicks = base + 18;
 	k->rdpmc_exits = base + 19;
 	k->rdpmc_syncs = base + 20;
+	k->pmis_held = base + 21;
 }
 
 static void add_vcpu(struct acct_vm *vm, unsigned index, const struct vpmu_totals *t,
@@ -267,10 +268,12 @@ static void promtool_check(const char *path)
 static const char *const families[] = {
 	"vpmu_vm_info", "vpmu_event_countable", "vpmu_events_total", "vpmu_pmc_events_total",
 	"vpmu_pmis_raised_total", "vpmu_pmis_delivered_total", "vpmu_pmis_lost_total",
+	"vpmu_pmis_held_total",
 	"vpmu_register_accesses_total", "vpmu_faults_total", "vpmu_strict_refusals_total",
 	"vpmu_rule_violations_total", "vpmu_cache_hits_total", "vpmu_switch_ins_total",
 	"vpmu_msr_exits_total", "vpmu_rdpmc_exits_total",
 };
+#define NR_FAMILIES ((unsigned)(sizeof(families) / sizeof(families[0])))
 
 static void test_prometheus(void)
 {
@@ -288,11 +291,11 @@ static void test_prometheus(void)
 	}
 	promtool_check(path);
 
-	for (unsigned f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
+	for (unsigned f = 0; f < NR_FAMILIES; f++) {
 		char help[96], type[96];
 		snprintf(help, sizeof(help), "# HELP %s ", families[f]);
 		snprintf(type, sizeof(type), "# TYPE %s %s", families[f], f < 2 ? "gauge" : "counter");
-		ok(count_prefix(t, help) == 1 && has_line(t, type) && count_prefix(t, "# TYPE ") == 15,
+		ok(count_prefix(t, help) == 1 && has_line(t, type) && count_prefix(t, "# TYPE ") == NR_FAMILIES,
 		   "%s: one # HELP and one # TYPE", families[f]);
 	}
 	/* families grouped: once a family's samples end, none of it comes later */
@@ -309,7 +312,8 @@ static void test_prometheus(void)
 				switches++;
 			}
 		}
-		ok(switches == 15, "samples grouped by family (%u runs, 15 families)", switches);
+		ok(switches == NR_FAMILIES, "samples grouped by family (%u runs, %u families)", switches,
+		   NR_FAMILIES);
 	}
 
 	ok(has(t, "vpmu_vm_info{domain=\"%s\",model=\"p6\"} 1", DOM0_ESC) &&
@@ -361,8 +365,11 @@ static void test_prometheus(void)
 	   "vpmu_pmis_delivered_total, vpmu_pmis_lost_total: the KVM vCPUs");
 	ok(count_prefix(t, "vpmu_pmis_delivered_total{") == 4 && count_prefix(t, "vpmu_pmis_lost_total{") == 6 &&
 	   count_prefix(t, "vpmu_msr_exits_total{") == 2 && count_prefix(t, "vpmu_rdpmc_exits_total{") == 2 &&
+	   count_prefix(t, "vpmu_pmis_held_total{") == 2 &&
 	   count_with(t, "vpmu_", "domain=\"plain\",vcpu=\"3\"") == VPMU_EV_NR + 4 + 1 + 3 + 4,
 	   "no KVM samples for the vCPU without KVM statistics");
+	ok(has(t, "vpmu_pmis_held_total{domain=\"%s\",vcpu=\"1\"} %" PRIu64, DOM0_ESC, a1->kvm.pmis_held),
+	   "vpmu_pmis_held_total");
 	ok(has(t, "vpmu_msr_exits_total{domain=\"%s\",vcpu=\"1\"} %" PRIu64, DOM0_ESC, a1->kvm.msr_exits) &&
 	   has(t, "vpmu_rdpmc_exits_total{domain=\"%s\",vcpu=\"0\"} %" PRIu64, DOM0_ESC, a0->kvm.rdpmc_exits),
 	   "vpmu_msr_exits_total, vpmu_rdpmc_exits_total");
@@ -405,7 +412,7 @@ static void test_prometheus_edges(void)
 	unlink(path);
 	err = write_tmp(acct_write_prometheus, vms, 0, path, sizeof(path), "prom-none");
 	t = err ? NULL : slurp(path);
-	ok(t && count_prefix(t, "# TYPE ") == 15 && count_prefix(t, "vpmu_") == 0,
+	ok(t && count_prefix(t, "# TYPE ") == NR_FAMILIES && count_prefix(t, "vpmu_") == 0,
 	   "no VMs: the families' headers only (%d)", err);
 	if (!err)
 		promtool_check(path);
@@ -530,6 +537,7 @@ static void test_json(void)
 	   is_int(doc, "vms/0/vcpus/1/kvm/rdpmc_syncs", i64(a1->kvm.rdpmc_syncs)) &&
 	   is_int(doc, "vms/0/vcpus/1/kvm/pmis/fixed", i64(a1->kvm.pmis_fixed)) &&
 	   is_int(doc, "vms/0/vcpus/0/kvm/pmis/nmi", i64(a0->kvm.pmis_nmi)) &&
+	   is_int(doc, "vms/0/vcpus/1/kvm/pmis/held", i64(a1->kvm.pmis_held)) &&
 	   is_int(doc, "vms/0/vcpus/0/kvm/pmis/lost_masked", i64(a0->kvm.pmis_masked)) &&
 	   is_int(doc, "vms/0/vcpus/1/kvm/pmis/lost_apic_off", i64(a1->kvm.pmis_apic_off)) &&
 	   is_int(doc, "vms/0/vcpus/0/kvm/pmis/lost_bad_mode", i64(a0->kvm.pmis_bad_mode)) &&
@@ -711,6 +719,20 @@ static void test_round_trip_hand(void)
 	   back[0].source[VPMU_EV_CYCLES] == VPMU_COUNT_TASK_CLOCK && !strcmp(back[0].rule[1], "evntsel1-enable"),
 	   "parsed: the violation, the KVM statistics, index, name, sources, rule names");
 	acct_vms_release(back, nb);
+
+	/* Documents written before pmis.held existed read it as 0. */
+	struct json_object *doc = json ? json_tokener_parse(json) : NULL;
+	struct json_object *pmis = doc ? at(doc, "vms/0/vcpus/1/kvm/pmis") : NULL;
+	if (pmis)
+		json_object_object_del(pmis, "held");
+	const char *old = doc ? json_object_to_json_string(doc) : "";
+	rc = acct_read_json(old, strlen(old), &back, &nb, err, sizeof(err));
+	ok(pmis && rc == 0 && nb == 2 && back[0].vcpu[1].kvm.pmis_held == 0 &&
+	   back[0].vcpu[0].kvm.pmis_held == vms[0].vcpu[0].kvm.pmis_held,
+	   "a document without kvm.pmis.held reads it as 0, the others as written (%d: %s)", rc,
+	   rc ? err : "");
+	acct_vms_release(back, nb);
+	json_object_put(doc);
 	free(json);
 
 	/* libvpmu never counts an event the host cannot count, nor past 2^63:
