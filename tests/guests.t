@@ -144,6 +144,8 @@ ok $? "serial output on 0x3F8 reaches stdout" "$r/out"
 r=$tmp/run.spin
 [ "$(status_of spin)" = 124 ] && grep -q 'TIMEOUT: the guest did not finish within 3 s' "$r/err" 2>/dev/null
 ok $? "a guest spinning without exits is stopped at --timeout with status 124 and a message" "$r/err"
+grep -q 'vCPU 0 was at RIP 0x100000, CS 0x[0-9a-f]*, in 32-bit protected mode, interrupts off, runnable' "$r/err" 2>/dev/null
+ok $? "... and says where the vCPU was: the image's jmp \$ at 0x100000 ($(sed -n 's/^vpmu-run: vCPU 0 was at //p' "$r/err" 2>/dev/null))" "$r/err"
 secs=$(cat "$r/seconds" 2>/dev/null || echo 99)
 [ "$secs" -le 6 ]; ok $? "... within the limit (3 s; took $secs s)"
 r=$tmp/run.ud2

@@ -108,6 +108,7 @@ for b in $BOOTS1 $BOOTS2; do
 	boot_done "$name" "$bcase" && continue
 	echo "# $name: the boot did not end with its report (status $(cat "$tmp/$name.status" 2>/dev/null || echo missing)); it runs once more. Its last lines:"
 	grep -v '^ ' "$tmp/$name.out" 2>/dev/null | tail -n 5 | sed 's/^/#   /'
+	grep -h 'was at RIP' "$tmp/$name.err" 2>/dev/null | sed 's/^/#   /'
 	retry="$retry $b"
 done
 r3=-

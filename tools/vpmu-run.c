@@ -556,6 +556,8 @@ static int boot(struct run *rn)
 	print_accounting(rn);
 	if (*rn->why)
 		fprintf(stderr, "vpmu-run: %s\n", rn->why);
+	if (rn->status == EXIT_TIMEOUT)
+		run_report_where(rn);
 	return rn->status;
 }
 

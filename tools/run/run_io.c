@@ -209,3 +209,44 @@ void run_report_exit(struct vcpu_ctx *c)
 	}
 }
 
+/* What mode a vCPU's registers say it runs in (Intel SDM Vol. 3A, 2.2 "Modes
+ * of operation": CR0.PE, IA32_EFER.LMA and CS.L). */
+static const char *cpu_mode(const struct kvm_sregs *s)
+{
+	if (!(s->cr0 & 1))
+		return "real mode";
+	if (s->efer & (1u << 10))
+		return s->cs.l ? "64-bit mode" : "compatibility mode";
+	return s->cs.db ? "32-bit protected mode" : "16-bit protected mode";
+}
+
+static const char *mp_state_name(uint32_t st)
+{
+	switch (st) {
+	case KVM_MP_STATE_RUNNABLE: return "runnable";
+	case KVM_MP_STATE_UNINITIALIZED: return "waiting for INIT";
+	case KVM_MP_STATE_INIT_RECEIVED: return "waiting for SIPI";
+	case KVM_MP_STATE_HALTED: return "halted";
+	case KVM_MP_STATE_SIPI_RECEIVED: return "SIPI received";
+	default: return "in an unknown state";
+	}
+}
+
+void run_report_where(struct run *rn)
+{
+	for (unsigned i = 0; i < rn->o.vcpus; i++) {
+		struct vcpu_ctx *c = &rn->cpu[i];
+		struct kvm_regs r;
+		struct kvm_sregs s;
+		struct kvm_mp_state mp;
+		if (c->fd <= 0 || ioctl(c->fd, KVM_GET_REGS, &r) < 0 || ioctl(c->fd, KVM_GET_SREGS, &s) < 0 ||
+		    ioctl(c->fd, KVM_GET_MP_STATE, &mp) < 0) {
+			fprintf(stderr, "vpmu-run: vCPU %u: its registers cannot be read\n", i);
+			continue;
+		}
+		/* RFLAGS.IF is bit 9 (SDM Vol. 1, 3.4.3). */
+		fprintf(stderr, "vpmu-run: vCPU %u was at RIP 0x%llx, CS 0x%x, in %s, interrupts %s, %s\n",
+			i, (unsigned long long)r.rip, s.cs.selector, cpu_mode(&s),
+			(r.rflags & (1u << 9)) ? "on" : "off", mp_state_name(mp.mp_state));
+	}
+}

@@ -88,6 +88,10 @@ void run_finish(struct run *rn, int status, const char *fmt, ...)
 void run_handle_io(struct vcpu_ctx *c);
 /* An exit vpmu-run does not handle (shutdown, internal error, ...): ends the run. */
 void run_report_exit(struct vcpu_ctx *c);
+/* Where each vCPU was when the run ended without the guest's word (--timeout):
+ * RIP, mode, interrupt flag and run state, on stderr, for the user to look up
+ * (System.map, the image's symbols). */
+void run_report_where(struct run *rn);
 /* console_input's callback: bytes into COM1's receiver (arg: the run). */
 unsigned run_com1_input(void *arg, const uint8_t *bytes, unsigned n);
 
