@@ -9,7 +9,8 @@
 # fault of reboot=t, which vpmu-run reports as the guest's normal end, on two
 # vCPUs (the second started by Linux with INIT/SIPI).  The first boot's /init
 # ends in a shell on the console, which gets its commands from vpmu-run's
-# console input.
+# console input.  The first boot has KVM's paravirtual clock (Linux takes the TSC
+# rate from it), the second runs with --no-kvmclock, the model's CPUID alone.
 # About 1-2 minutes nested on 2 cores.
 KB=${VPMU_KVM_BUILD:-build/static}
 tmp=$(mktemp -d) || exit 1
@@ -37,9 +38,12 @@ cat >"$tmp/root/init" <<'EOF'
 /bin/busybox --install -s
 mount -t devtmpfs dev /dev
 mount -t proc proc /proc
+mkdir -p /sys && mount -t sysfs sysfs /sys
 echo "vpmu-linux: init up"
 echo "vpmu-linux: cpus $(grep -c ^processor /proc/cpuinfo)"
-dmesg | grep -E "MP-table|Performance Events" | sed 's/^\[[ 0-9.]*\] /vpmu-linux: dmesg: /'
+dmesg | grep -E "MP-table|Performance Events|Hypervisor detected|tsc: Detected|tsc: Marking" |
+	sed 's/^\[[ 0-9.]*\] /vpmu-linux: dmesg: /'
+echo "vpmu-linux: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 sleep 1
 echo "vpmu-linux: slept 1 s"
 grep -E "timer" /proc/interrupts | sed 's/^ */vpmu-linux: interrupts: /'
@@ -62,7 +66,7 @@ cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t"
 cat >"$tmp/boots.sh" <<EOF
 ./vpmu-run --model k8 --timeout 300 --console-input --kernel vmlinuz --initrd initrd.gz --append "$cmd" <typed.txt >exit.out 2>exit.err
 echo "@@STATUS exit \$?"
-./vpmu-run --model k8 --vcpus 2 --timeout 300 --kernel vmlinuz --initrd initrd.gz --append "$cmd vpmu.reboot" >reboot.out 2>reboot.err
+./vpmu-run --model k8 --vcpus 2 --no-kvmclock --timeout 300 --kernel vmlinuz --initrd initrd.gz --append "$cmd vpmu.reboot" >reboot.out 2>reboot.err
 echo "@@STATUS reboot \$?"
 for f in exit.out exit.err reboot.out reboot.err; do echo "@@FILE \$f"; cat \$f; done
 EOF
@@ -80,6 +84,11 @@ grep -q 'vpmu-linux: dmesg: .*found SMP MP-table at \[mem 0x0009fc00' "$o"; ok $
 grep -q 'vpmu-linux: dmesg: Performance Events: AMD PMU driver\.' "$o"; ok $? "Linux's AMD PMU driver accepted the virtual PMU (k8)" "$o"
 grep -q '^vpmu-linux: slept 1 s' "$o"; ok $? "a sleep returns: timer interrupts arrive" "$o"
 grep -q 'vpmu-linux: interrupts: 0: .*IO-APIC.*timer' "$o"; ok $? "the PIT's IRQ 0 arrives through the I/O APIC the MP table names" "$o"
+grep -q 'vpmu-linux: dmesg: Hypervisor detected: KVM' "$o" && grep -q 'vpmu-linux: dmesg: tsc: Detected [0-9.]* MHz' "$o" &&
+	grep -q '^vpmu-linux: clocksource kvm-clock' "$o"
+ok $? "kvmclock: Linux finds KVM, takes its TSC rate from it and keeps time with kvm-clock ($(sed -n 's/^vpmu-linux: \(clocksource .*\)/\1/p' "$o"))" "$o"
+! grep -q 'Hypervisor detected' "$tmp/reboot.out" && grep -q '^vpmu-linux: clocksource ' "$tmp/reboot.out"
+ok $? "--no-kvmclock: the model's CPUID alone, no hypervisor ($(sed -n 's/^vpmu-linux: \(clocksource .*\)/\1/p' "$tmp/reboot.out"))" "$tmp/reboot.out"
 grep -q '^vpmu-linux: cpus 2' "$tmp/reboot.out"
 ok $? "with --vcpus 2 Linux starts the second vCPU (INIT/SIPI) and runs on both" "$tmp/reboot.out"
 [ "$(st reboot)" = 0 ] && grep -q 'the guest rebooted (a triple fault' "$tmp/reboot.err"

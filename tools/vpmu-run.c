@@ -37,6 +37,7 @@
 #include "dev_uart.h"
 #include "guest_boot.h"
 #include "linux_boot.h"
+#include "kvm_pvclock.h"
 #include "mptable.h"
 #include "run/vpmu_run.h"
 
@@ -50,11 +51,13 @@ static void usage(void)
 		"                [--name NAME]\n"
 		"                [--append WORDS] IMAGE\n"
 		"       vpmu-run [options] --kernel bzImage [--initrd FILE] [--append CMDLINE]\n"
+		"                [--no-kvmclock]\n"
 		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32), or\n"
 		"  a Linux bzImage with --kernel (docs/vpmu-run.md, \"Linux guests\"), under\n"
 		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them);\n"
 		"  --cpumodel/--stepping change the CPUID identity it presents; --ht makes vCPUs\n"
-		"  2k and 2k+1 the two threads of one hyper-threaded core (p4, p4-em64t).\n"
+		"  2k and 2k+1 the two threads of one hyper-threaded core (p4, p4-em64t).  A Linux\n"
+		"  guest gets KVM's paravirtual clock unless --no-kvmclock.\n"
 		"  Exit status: the guest's (port 0xF4) below 124, 126 for a guest status of 124 or\n"
 		"  more, 124 on --timeout (default 60 s), 125 on a VMM or KVM error, 2 on usage errors.\n");
 	exit(2);
@@ -87,6 +90,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->kernel = argv[++i];
 		else if (!strcmp(a, "--initrd") && more)
 			o->initrd = argv[++i];
+		else if (!strcmp(a, "--no-kvmclock"))
+			o->no_kvmclock = true;
 		else if (!strcmp(a, "--accounting") && more) {
 			int f = acct_format_from_name(argv[++i]);
 			if (f < 0) {
@@ -206,6 +211,13 @@ static void *vcpu_thread(void *arg)
 		 * the refusal was logged (perf_log) and shows in the accounting. */
 		fprintf(stderr, "vpmu-run: vCPU %u runs without a task clock\n", c->index);
 	if (vpmu_kvm_vcpu_setup(rn->vm, c->fd, c->run, c->vcpu, KICK_SIGNAL, &c->kv, c->err) < 0) {
+		run_finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
+		return NULL;
+	}
+	/* Linux on a legacy model's CPUID cannot calibrate its TSC under nested
+	 * KVM: kvmclock gives it the rate (tools/kvm_pvclock.h). */
+	if (rn->o.kernel && !rn->o.no_kvmclock &&
+	    kvm_pvclock_present(c->fd, rn->pvm, c->index, c->err, sizeof(c->err)) < 0) {
 		run_finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
 		return NULL;
 	}

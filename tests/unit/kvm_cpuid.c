@@ -10,6 +10,7 @@
 #include <linux/kvm.h>
 #include <string.h>
 
+#include "kvm_pvclock.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 #include "vpmu/kvm_x86.h"
@@ -177,6 +178,35 @@ int main(void)
 	ok(vpmu_kvm_vcpu_stats(NULL) == NULL, "vpmu_kvm_vcpu_stats(NULL): NULL");
 	vpmu_kvm_vcpu_destroy(NULL);
 	ok(1, "vpmu_kvm_vcpu_destroy(NULL) is a no-op");
+	/* kvmclock for vpmu-run's Linux guests (tools/kvm_pvclock.c): Linux
+	 * Documentation/virt/kvm/x86/cpuid.rst gives the signature and bits. */
+	struct kvm_cpuid_entry2 pv[10];
+	memset(pv, 0, sizeof(pv));
+	n = vpmu_kvm_cpuid_entries(k7, 0, pv, 8);
+	uint32_t ecx1 = n > 0 && leaf(pv, n, 1) ? leaf(pv, n, 1)->ecx : 0;
+	int m = n > 0 ? kvm_pvclock_leaves(pv, (unsigned)n, 10) : -1;
+	const struct kvm_cpuid_entry2 *sig = m > 0 ? leaf(pv, m, 0x40000000) : NULL;
+	const struct kvm_cpuid_entry2 *feat = m > 0 ? leaf(pv, m, 0x40000001) : NULL;
+	char kvmsig[13] = "";
+	if (sig) {
+		memcpy(kvmsig, &sig->ebx, 4);
+		memcpy(kvmsig + 4, &sig->ecx, 4);
+		memcpy(kvmsig + 8, &sig->edx, 4);
+	}
+	ok(m == n + 2 && leaf(pv, m, 1)->ecx == (ecx1 | 0x80000000u) && sig &&
+	   sig->eax == 0x40000001 && !memcmp(kvmsig, "KVMKVMKVM\0\0\0", 12) && feat &&
+	   feat->eax == ((1u << 3) | (1u << 24)) && !feat->ebx && !feat->ecx && !feat->edx,
+	   "kvmclock: the hypervisor bit, \"KVMKVMKVM\" at 40000000h, CLOCKSOURCE2 and the "
+	   "stable bit alone at 40000001h (%d entries)", m);
+	ok(leaf(pv, m, 0) && leaf(pv, m, 0x80000000) && leaf(pv, m, 0x80000001),
+	   "... and the model's own leaves kept");
+	struct kvm_cpuid_entry2 tight[4];
+	memset(tight, 0, sizeof(tight));
+	n = vpmu_kvm_cpuid_entries(p3_of(), 0, tight, 4);
+	ok(n == 2 && kvm_pvclock_leaves(tight, 2, 3) == -ENOSPC && !(tight[1].ecx & 0x80000000u),
+	   "kvmclock without room for two leaves: -ENOSPC, the table unchanged");
+	ok(kvm_pvclock_leaves(tight, 1, 4) == -EINVAL, "kvmclock on a table without leaf 1: -EINVAL");
+
 	/* LVTPC auto-mask on PMI delivery: Pentium M and P4 only (SDM vol. 3, LVT). */
 	struct vpmu_vm *p3 = vm_of("p6", -1), *pm = vm_of("p6", 13), *banias = vm_of("p6", 9);
 	ok(!vpmu_vm_lvtpc_automask(p3), "a Pentium III (p6 model 8) does not auto-mask the LVTPC");

@@ -35,6 +35,7 @@ struct opts {
 	int cpumodel, stepping;   /* CPUID overrides; -1: the model's default */
 	bool strict, tap;
 	bool ht;             /* --ht: vCPU pairs are hyper-thread siblings */
+	bool no_kvmclock;    /* --no-kvmclock: a Linux guest sees the model's CPUID alone */
 	bool no_host_pmu;  /* --no-host-pmu: the perf backend's task clock even on a host PMU */
 	bool null_pmu;     /* --null-pmu: the guest may switch its PMU MSR exits to a handler
 	                      that does nothing (VPMU_UCALL_NULL_PMU, bench/kvm-exits.sh) */
