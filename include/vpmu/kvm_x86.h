@@ -137,10 +137,10 @@ void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
 
 /* The CPUID leaves the glue presents for the VM's model (for a VMM that builds
  * its own table): leaves 0 and 1, plus 0x80000000 and 0x80000001 where the model
- * has extended leaves (vpmu_vm_cpu()).  Fills `max` entries of struct
- * kvm_cpuid_entry2 at most and returns how many it filled; -ENOSPC (nothing
- * written) when `max` is smaller than that (4 always suffices); -EINVAL for a
- * NULL vm or entries. */
+ * has extended leaves, and the brand string (0x80000002-0x80000004) where it has
+ * one (vpmu_vm_cpu()).  Fills `max` entries of struct kvm_cpuid_entry2 at most
+ * and returns how many it filled; -ENOSPC (nothing written) when `max` is smaller
+ * than that (7 always suffices); -EINVAL for a NULL vm or entries. */
 struct kvm_cpuid_entry2;
 int vpmu_kvm_cpuid_entries(const struct vpmu_vm *vm, unsigned apic_id,
 			   struct kvm_cpuid_entry2 *entries, unsigned max);
