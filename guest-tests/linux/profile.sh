@@ -38,6 +38,11 @@ W=/bin/vpmu-workload
 for f in /sys/bus/event_source/devices/cpu/perf_event_mux_interval_ms; do
 	[ -w "$f" ] && echo 100 >"$f"
 done
+# Every sample, not what Linux lets sampling cost: with a precise clock
+# (kvmclock) Linux times its PMI handler, finds it slow in the nested tier
+# ("perf: interrupt took too long") and lowers perf_event_max_sample_rate until
+# about one sample in five is left (docs/linux-guests.md); 0 turns that off.
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 
 # The demo's reader gets the same facts without the parser's prefix.
 P='@@ '
@@ -75,11 +80,6 @@ us() { # the workload's own time for its loops, in µs, from its output line
 
 case $case in
 slowdown)
-	# What a sample costs, not what Linux lets it cost: with a precise clock
-	# (kvmclock) Linux times its PMI handler, finds it slow in the nested tier
-	# ("perf: interrupt took too long") and lowers perf_event_max_sample_rate,
-	# dropping samples (docs/performance.md); 0 turns that limit off.
-	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 	runs=$(arg runs)
 	i=0
 	while [ "$i" -lt "${runs:-3}" ]; do
@@ -107,8 +107,6 @@ smp)
 stat)
 	stat cycles,instructions -- $W "$iters" || exit 1 ;;
 demo)
-	# As in the slowdown case: every sample, not the few Linux would keep.
-	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 	echo "== kernel.perf_cpu_time_max_percent=0: otherwise Linux finds its PMI handler slow in the"
 	echo "== nested tier and keeps about one sample in five (docs/linux-guests.md)"
 	echo "== perf record -e cycles -c $period $W $iters, inside the guest"
