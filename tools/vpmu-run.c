@@ -127,8 +127,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		else
 			o->image = a;
 	}
-	/* An IMAGE, or a Linux kernel (QEMU's -kernel/-initrd/-append). */
-	if (!o->image == !o->kernel || (o->initrd && !o->kernel))
+	/* An IMAGE, or a Linux kernel (QEMU's -kernel/-initrd/-append); kvmclock
+	 * is for Linux guests only. */
+	if (!o->image == !o->kernel || ((o->initrd || o->no_kvmclock) && !o->kernel))
 		usage();
 	if (o->kernel && !o->mem_given)
 		o->mem_mb = 256;   /* a 686 kernel needs ~48 MiB, amd64 ~96 MiB, plus the initrd */

@@ -49,7 +49,7 @@ P='@@ '
 [ "$case" = demo ] && P='== guest '
 echo "${P}kernel $(uname -r) $(uname -m), $(grep -c '^processor' /proc/cpuinfo) CPU(s), case $case"
 echo "${P}cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
-dmesg | sed -n 's/^\[[ 0-9.]*\] //p' | grep -E 'Performance Events|unchecked MSR access|PMU|tsc: |interrupt took too long' |
+dmesg | sed -n 's/^\[[ 0-9.]*\] //p' | grep -E 'Performance Events|unchecked MSR access|PMU|tsc: ' |
 	sed "s/^/${P}dmesg: /"
 
 stat() { # EVENTS ARGS...: CSV lines (perf stat -x,) as "@@ stat: ..."
