@@ -17,8 +17,8 @@ TOOL_LDLIBS := -ljson-c
 # leaves the shared library: tests/abi.t checks its dynamic symbol table.
 VIS     := -fvisibility=hidden
 
-VERSION := 0.2.0
-SOMAJOR := 0
+VERSION := 1.0.0
+SOMAJOR := 1
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include

@@ -63,7 +63,7 @@
 struct model_cache {
 	uint64_t *mask;      /* per register: a counter's width, else all ones */
 	unsigned nev;
-	uint32_t *code;      /* event encodings (vpmu_model_event) */
+	uint64_t *code;      /* event encodings (vpmu_model_event) */
 };
 
 /* The model's registers, in vpmu_vm_regs() order. */

@@ -3,9 +3,9 @@
 #   - its dynamic symbol table exports only vpmu_* symbols, each declared as a
 #     function in include/vpmu/*.h, and every function those headers declare
 #     (static inline ones aside) is exported;
-#   - its SONAME is libvpmu.so.0;
+#   - its SONAME is libvpmu.so.1;
 #   - `make install` (DESTDIR, PREFIX=/usr, B=$VPMU_BUILD) installs the headers,
-#     libvpmu.a, libvpmu.so.0.2.0 with its links and libvpmu.pc, and a small
+#     libvpmu.a, libvpmu.so.1.0.0 with its links and libvpmu.pc, and a small
 #     program built with `pkg-config --cflags --libs libvpmu` against that tree
 #     compiles, links (shared, and static with --static) and runs.
 # The install uses the build as it is (make -o: nothing is rebuilt into it). A
@@ -20,7 +20,7 @@ my $B = $ENV{VPMU_BUILD} || 'build';
 my $CC = $ENV{CC} || 'cc';
 my $SO = "$B/lib/libvpmu.so";
 # The soname is the ABI: pinned here.  The file name follows the Makefile's VERSION.
-my $SONAME = 'libvpmu.so.0';
+my $SONAME = 'libvpmu.so.1';
 my ($VERSION) = do { local (@ARGV, $/) = 'Makefile'; <> } =~ /^VERSION\s*:?=\s*(\S+)/m;
 my @HEADERS = sort glob 'include/vpmu/*.h';
 

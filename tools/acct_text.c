@@ -24,16 +24,21 @@ static void num(struct acct_buf *b, const char *key, size_t klen, uint64_t v)
 
 static void print_totals(struct acct_buf *b, const struct acct_vm *vm, const struct vpmu_totals *t)
 {
-	static const char pmc[][8] = { " pmc0=", " pmc1=", " pmc2=", " pmc3=", " pmc4=", " pmc5=",
-				       " pmc6=", " pmc7=", " pmc8=", " pmc9=", " pmc10=", " pmc11=",
-				       " pmc12=", " pmc13=", " pmc14=", " pmc15=", " pmc16=", " pmc17=" };
-	_Static_assert(sizeof(pmc) / sizeof(pmc[0]) == VPMU_MAX_CTRS, "a key per counter");
+	_Static_assert(VPMU_MAX_CTRS <= 100, "two digits per counter number");
 	unsigned nc = vm->nr_ctrs < VPMU_MAX_CTRS ? vm->nr_ctrs : VPMU_MAX_CTRS;
 	int any = 0;
 
 	ACCT_PUT_LIT(b, INDENT "counters:");
-	for (unsigned i = 0; i < nc; i++)
-		num(b, pmc[i], i < 10 ? 6 : 7, t->pmc[i]);
+	for (unsigned i = 0; i < nc; i++) {
+		/* " pmcN=" */
+		char key[8] = { ' ', 'p', 'm', 'c' };
+		size_t k = 4;
+		if (i >= 10)
+			key[k++] = (char)('0' + i / 10);
+		key[k++] = (char)('0' + i % 10);
+		key[k++] = '=';
+		num(b, key, k, t->pmc[i]);
+	}
 	ACCT_PUT_LIT(b, "\n" INDENT "events:");
 	for (int e = 0; e < VPMU_EV_NR; e++)
 		if (t->events[e]) {

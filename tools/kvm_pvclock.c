@@ -10,7 +10,7 @@
 #include "kvm_pvclock.h"
 #include "vpmu/kvm_x86.h"
 
-#define PVCLOCK_MAX_ENTRIES 10
+#define PVCLOCK_MAX_ENTRIES (VPMU_MAX_CPUID_LEAVES + 2)
 
 int kvm_pvclock_leaves(struct kvm_cpuid_entry2 *e, unsigned n, unsigned max)
 {

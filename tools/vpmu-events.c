@@ -29,10 +29,17 @@ static int show_model(const char *name)
 	printf("model %s: %s\n", mi.name, mi.description);
 	printf("  cpuid: %s family %u model %u stepping %u\n", mi.vendor ? mi.vendor : "-", mi.family,
 	       mi.cpumodel, mi.stepping);
-	printf("  counters: %u x %u bits, overflow interrupts: %s\n", mi.nr_ctrs, mi.ctr_width,
-	       mi.overflow_interrupts ? "yes" : "no");
+	if (mi.nr_fixed)
+		printf("  counters: %u general x %u bits, %u fixed x %u bits, overflow interrupts: %s\n",
+		       mi.nr_general, mi.ctr_width, mi.nr_fixed, mi.fixed_width,
+		       mi.overflow_interrupts ? "yes" : "no");
+	else
+		printf("  counters: %u x %u bits, overflow interrupts: %s\n", mi.nr_ctrs, mi.ctr_width,
+		       mi.overflow_interrupts ? "yes" : "no");
+	if (mi.pmu_version)
+		printf("  architectural performance monitoring version %u\n", mi.pmu_version);
 	printf("  LVTPC masked on PMI delivery: %s; hyper-threading: %s; PMU calls: %s\n",
-	       mi.lvtpc_automask ? "yes" : "no (default identity)",
+	       mi.pmi_automask ? "yes" : "no (default identity)",
 	       mi.hyper_threading ? "yes" : "no", mi.calls ? "yes" : "no");
 	printf("  registers (%s):\n", space);
 	for (unsigned i = 0; i < mi.nr_regs; i++) {
@@ -43,11 +50,11 @@ static int show_model(const char *name)
 	}
 	printf("  events (encoding/match -> generic):\n");
 	for (unsigned i = 0; i < mi.nr_events; i++) {
-		uint32_t code, match;
+		uint64_t code, match;
 		const char *en;
 		int gen;
 		vpmu_model_event(name, i, &code, &match, &en, &gen);
-		printf("    0x%04" PRIx32 "/0x%04" PRIx32 "  %-32s %s\n", code, match, en,
+		printf("    0x%04" PRIx64 "/0x%04" PRIx64 "  %-32s %s\n", code, match, en,
 		       gen >= 0 ? vpmu_event_name((enum vpmu_event)gen) : "(counts zero)");
 	}
 	printf("  perfctr rules (strict: #GP; default: recorded):\n");

@@ -64,7 +64,7 @@ static void recheck_later(struct kvm_pmi *p)
 static int deliver(struct kvm_pmi *p, struct kvm_lapic_state *s, uint32_t lvtpc,
 		   struct vpmu_kvm_stats *st, const char **what)
 {
-	/* The CPUs that auto-mask (P4, Pentium M on: vpmu_vm_lvtpc_automask) set the
+	/* The CPUs that auto-mask (P4, Pentium M on: vpmu_vm_pmi_automask) set the
 	 * LVTPC mask on delivery and the handler unmasks it; KVM does not do it for
 	 * an injected PMI, so do it first (KVM_SET_LAPIC rewrites the whole page,
 	 * IRR included, so it must precede the MSI). */

@@ -18,7 +18,7 @@
 struct kvm_pmi {
 	int vm_fd, vcpu_fd;
 	int signo;          /* the vCPU thread's kick signal */
-	bool automask;      /* delivery masks the LVTPC (vpmu_vm_lvtpc_automask) */
+	bool automask;      /* delivery masks the LVTPC (vpmu_vm_pmi_automask) */
 	bool held;          /* a level PMI waits for the LVTPC to be unmasked */
 	bool timer_ok;      /* timer: kicks the vCPU thread to look again */
 	timer_t timer;

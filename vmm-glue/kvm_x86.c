@@ -151,15 +151,15 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	kv->signo = signo;
 	kv->vm = vpmu_vcpu_vm(vcpu);
 	kv->pmi = (struct kvm_pmi){ .vm_fd = vm_fd, .vcpu_fd = vcpu_fd, .signo = signo,
-				    .automask = vpmu_vm_lvtpc_automask(kv->vm) };
+				    .automask = vpmu_vm_pmi_automask(kv->vm) };
 
 	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
 	struct {
 		struct kvm_cpuid2 c;
-		struct kvm_cpuid_entry2 e[8];
+		struct kvm_cpuid_entry2 e[VPMU_MAX_CPUID_LEAVES];
 	} cpuid;
 	memset(&cpuid, 0, sizeof(cpuid));
-	int n = vpmu_kvm_cpuid_entries(kv->vm, vpmu_vcpu_index(vcpu), cpuid.e, 8);
+	int n = vpmu_kvm_cpuid_entries(kv->vm, vpmu_vcpu_index(vcpu), cpuid.e, VPMU_MAX_CPUID_LEAVES);
 	if (n < 0) {
 		free(kv);
 		return fail(err, -n, "no x86 CPUID for model %s", vpmu_vm_model(vpmu_vcpu_vm(vcpu)));

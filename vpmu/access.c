@@ -51,7 +51,7 @@ uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc)
 {
 	if (pmc >= VPMU_MAX_CTRS)
 		return 0;
-	if (t->ctr_mask & (1u << pmc))
+	if (t->ctr_mask & (1ull << pmc))
 		return t->ctr_val[pmc];
 	return vpmu_ctr_value(t->vcpu, pmc);
 }
@@ -85,11 +85,11 @@ static inline __attribute__((always_inline)) void derive_control(struct vpmu_vcp
 	for (unsigned i = ctl->nractrs; i < vpmu_ctl_n(ctl); i++) {
 		unsigned pmc = ctl->ctr[i].pmc;
 		int old = v->vidx[pmc];
-		if (!(t && (t->ctr_mask & (1u << pmc))) && old >= (int)v->ctl.nractrs) {
+		if (!(t && (t->ctr_mask & (1ull << pmc))) && old >= (int)v->ctl.nractrs) {
 			ctl->ctr[i].ireset = v->ctl.ctr[old].ireset;
 			continue;
 		}
-		uint64_t start = t && (t->ctr_mask & (1u << pmc)) ? t->ctr_val[pmc]
+		uint64_t start = t && (t->ctr_mask & (1ull << pmc)) ? t->ctr_val[pmc]
 								  : vpmu_ctr_value(v, pmc);
 		ctl->ctr[i].ireset = start;
 		/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
@@ -208,11 +208,11 @@ static void notify_sibling(struct vpmu_vcpu *v)
 
 static void load_counters(struct vpmu_vcpu *v, const struct vpmu_txn *t)
 {
-	for (uint32_t mask = t->ctr_mask; mask; mask &= mask - 1) {
-		unsigned pmc = (unsigned)__builtin_ctz(mask);
-		if (pmc >= v->model->nr_ctrs)
+	for (uint64_t mask = t->ctr_mask; mask; mask &= mask - 1) {
+		unsigned pmc = (unsigned)__builtin_ctzll(mask);
+		if (pmc >= v->pmu->nr_ctrs)
 			continue;
-		uint64_t val = t->ctr_val[pmc] & v->width_mask;
+		uint64_t val = t->ctr_val[pmc] & v->width_mask[pmc];
 		vpmu_ctr_set(v, pmc, val);
 		/* A restore of an interrupting counter is where it starts from: the
 		 * i-mode start (perfctr's ireset) is not a register, and restoring the
@@ -525,31 +525,45 @@ int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 }
 
 /*
- * RDPMC (Intel SDM vol. 2, RDPMC; AMD APM vol. 3, RDPMC): ECX selects a counter
- * by its index, and the instruction returns the counter at its width in
- * EDX:EAX, or #GP for an index the CPU does not have (P6: 0-1, K7: 0-3, C3: 1)
- * and on a CPU without the instruction (VPMU_CAP_NO_RDPMC).  On the P4, ECX bit
- * 31 asks for the low 32 bits (model.h rdpmc_fast).  The value is the
- * one RDMSR of that counter's register returns.  CR4.PCE at CPL > 0 is checked
- * before the VMM is asked (KVM, patches/kvm-rdpmc).
+ * RDPMC (Intel SDM vol. 2, RDPMC; AMD APM vol. 3, RDPMC): ECX selects a
+ * counter, and the instruction returns it in EDX:EAX, or #GP for an index the
+ * CPU does not have and on a CPU without the instruction.  Which counter an
+ * ECX names is the model's (its rdpmc op: architectural perfmon's fixed
+ * counters at ECX bit 30); the default is the counter's number, at its width,
+ * and the descriptor's rdpmc_fast bit (the P4's ECX bit 31) asks for the low
+ * 32 bits.  The value is the one RDMSR of that counter's register returns.
+ * CR4.PCE at CPL > 0 is checked before the VMM is asked (KVM, patches/kvm-rdpmc).
  */
+static enum vpmu_fault rdpmc_decode(const struct vpmu_vcpu *v, uint32_t ecx, unsigned *pmc,
+				    unsigned *width)
+{
+	const struct vpmu_model *m = v->model;
+	if (m->ops->rdpmc)
+		return m->ops->rdpmc(m, v->pmu, ecx, pmc, width);
+	uint32_t fast = ecx & m->rdpmc_fast;
+	ecx &= ~fast;
+	/* Only counters with a register (the C3 has no PERFCTR0: RDPMC 0 faults). */
+	if (m->regspace != VPMU_SPACE_MSR || (m->caps & VPMU_CAP_NO_RDPMC) ||
+	    ecx >= VPMU_MAX_CTRS || !((v->vm->ctr_regs >> ecx) & 1))
+		return VPMU_FAULT_NO_REG;
+	*pmc = ecx;
+	*width = fast ? 32 : v->pmu->width[ecx];
+	return VPMU_FAULT_NONE;
+}
+
 static enum vpmu_fault rdpmc_read(struct vpmu_vcpu *v, uint32_t index, uint64_t *val)
 {
-	/* The P4's fast read (model.h rdpmc_fast): the low 32 bits. */
-	uint32_t fast = index & v->model->rdpmc_fast;
-	index &= ~fast;
-	const struct vpmu_reg *r = index < VPMU_MAX_CTRS ? v->vm->rdpmc_reg[index] : NULL;
-	enum vpmu_fault f = VPMU_FAULT_NO_REG;
-	if (r) {
-		ACCESS_BEGIN(v);
-		f = read_reg(v, r, val, false);
-		ACCESS_END(v);
-	}
-	if (f != VPMU_FAULT_NONE)
-		*val = 0;
-	else
-		*val &= vpmu_width_mask(fast ? 32 : v->model->ctr_width);
-	return f;
+	unsigned pmc = 0, width = 0;
+	enum vpmu_fault f = rdpmc_decode(v, index, &pmc, &width);
+	*val = 0;
+	if (f != VPMU_FAULT_NONE || pmc >= v->pmu->nr_ctrs)
+		return f != VPMU_FAULT_NONE ? f : VPMU_FAULT_NO_REG;
+	ACCESS_BEGIN(v);
+	*val = vpmu_ctr_value(v, pmc) & vpmu_width_mask(width);
+	if (v->core)
+		ht_ask_fold(v, pmc);
+	ACCESS_END(v);
+	return VPMU_FAULT_NONE;
 }
 
 int vpmu_rdpmc(struct vpmu_vcpu *v, uint32_t index, uint64_t *val, enum vpmu_fault *fault)

@@ -237,10 +237,10 @@ void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *f
 struct vpmu_vm *vpmu_vcpu_vm(const struct vpmu_vcpu *vcpu) { return vcpu ? vcpu->vm : NULL; }
 unsigned vpmu_vcpu_index(const struct vpmu_vcpu *vcpu) { return vcpu ? vcpu->ctx.vcpu : 0; }
 
-bool vpmu_vm_lvtpc_automask(const struct vpmu_vm *vm)
+bool vpmu_vm_pmi_automask(const struct vpmu_vm *vm)
 {
-	return vm && vm->model->ops->lvtpc_automask &&
-	       vm->model->ops->lvtpc_automask(vm->model, &vm->opts);
+	return vm && vm->model->ops->pmi_automask &&
+	       vm->model->ops->pmi_automask(vm->model, &vm->opts);
 }
 
 const char *vpmu_vm_model(const struct vpmu_vm *vm) { return vm ? vm->model->name : NULL; }
@@ -264,15 +264,11 @@ int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 	/* Hyper-threading only where the model's CPUs had it (the P4). */
 	if (cfg->ht && !(m->caps & VPMU_CAP_HT))
 		return -EINVAL;
-	if (m->nr_regs > VPMU_REG_HASH_SIZE / 2)
+	if (cfg->pmu_version < -1 || cfg->nr_general < -1 || cfg->nr_fixed < -1)
 		return -EINVAL;
 	struct vpmu_vm *vm = calloc(1, sizeof(*vm));
 	if (!vm)
 		return -ENOMEM;
-	if (live_add(vm) < 0) {
-		free(vm);
-		return -ENOMEM;
-	}
 	vm->host = host;
 	vm->model = m;
 	vm->opts.family = m->id.family;
@@ -280,22 +276,28 @@ int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 	vm->opts.stepping = cfg->stepping >= 0 ? (unsigned)cfg->stepping : m->id.stepping;
 	vm->opts.ht = cfg->ht != 0;
 	vm->opts.strict = (cfg->flags & VPMU_VM_STRICT) != 0;
+	vm->opts.pmu_version = cfg->pmu_version;
+	vm->opts.nr_general = cfg->nr_general;
+	vm->opts.nr_fixed = cfg->nr_fixed;
+	vm->opts.pmu = &vm->pmu;
+	int r = vpmu_pmu_init(&vm->pmu, m, &vm->opts);
+	if (r < 0 || live_add(vm) < 0) {
+		free(vm);
+		return r < 0 ? r : -ENOMEM;
+	}
 	vm->uid = __atomic_fetch_add(&next_vm_uid, 1, __ATOMIC_RELAXED);
 	/* At most half full (checked above): every probe sequence ends at an empty slot. */
 	vm->ireset_rule = -1;
 	for (unsigned i = 0; i < m->nr_rules && i < VPMU_MAX_RULES; i++)
 		if (m->rules[i].core_check == VPMU_RULE_CHECK_IRESET)
 			vm->ireset_rule = (int)i;
-	for (unsigned i = 0; i < m->nr_regs; i++) {
-		const struct vpmu_reg *r = &m->regs[i];
-		index_add(&vm->rix, r->addr, i);
-		if (!(r->flags & VPMU_REGF_READ_HOOK))
-			index_add(&vm->rix_plain, r->addr, i);
-		/* RDPMC reads counter ECX where the CPU has the instruction (SDM
-		 * vol. 2, RDPMC): x86 models, not a plain P5. */
-		if (r->kind == VPMU_REG_CTR && r->index < m->nr_ctrs && r->index < VPMU_MAX_CTRS &&
-		    m->regspace == VPMU_SPACE_MSR && !(m->caps & VPMU_CAP_NO_RDPMC))
-			vm->rdpmc_reg[r->index] = r;
+	for (unsigned i = 0; i < vm->pmu.nr_regs; i++) {
+		const struct vpmu_reg *reg = &vm->pmu.regs[i];
+		index_add(&vm->rix, reg->addr, i);
+		if (!(reg->flags & VPMU_REGF_READ_HOOK))
+			index_add(&vm->rix_plain, reg->addr, i);
+		if (reg->kind == VPMU_REG_CTR && reg->index < vm->pmu.nr_ctrs)
+			vm->ctr_regs |= 1ull << reg->index;
 	}
 	pthread_mutex_lock(&live_lock);
 	host->nr_vms++;
@@ -353,9 +355,9 @@ unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32
 	unsigned n = 0;
 	if (!vm || space != vm->model->regspace)
 		return 0;
-	for (unsigned i = 0; i < vm->model->nr_regs; i++) {
+	for (unsigned i = 0; i < vm->pmu.nr_regs; i++) {
 		if (regs && n < max)
-			regs[n] = vm->model->regs[i].addr;
+			regs[n] = vm->pmu.regs[i].addr;
 		n++;
 	}
 	return n;
@@ -416,14 +418,15 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->mops = m->ops;
 	v->rix = &vm->rix;
 	v->rix_read = &vm->rix_plain;
-	v->mregs = m->regs;
+	v->mregs = vm->pmu.regs;
+	v->pmu = &vm->pmu;
+	memcpy(v->width_mask, vm->pmu.width_mask, sizeof(v->width_mask));
 	v->regspace = (uint8_t)m->regspace;
 	v->strict = vm->opts.strict;
 	v->bops = vm->host->backend.ops;
 	v->enter = v->bops->enter;
 	v->poll = v->bops->poll;
 	v->bctx = vm->host->backend.ctx;
-	v->width_mask = vpmu_width_mask(m->ctr_width);
 	v->ctx.vm = &vm->opts;
 	v->ctx.vcpu = index;
 	v->rf = &v->own;
@@ -433,7 +436,7 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++)
 		v->memo[i].ev[0] = v->memo[i].ev[1] = VPMU_EVENT_UNRESOLVED;
 	for (unsigned i = 0; m->misc_reset && i < m->nr_regs; i++)
-		if (m->regs[i].kind == VPMU_REG_MISC)
+		if (m->regs[i].kind == VPMU_REG_MISC && m->regs[i].index < VPMU_MAX_MISC)
 			v->own.misc[m->regs[i].index] = m->misc_reset[m->regs[i].index];
 	if (vm->opts.ht && attach_core(vm, v, index) < 0) {
 		free(v);

@@ -52,7 +52,7 @@ struct vpmu_core_regs {
 	 * into them before the write is dropped), and whether its sibling read a
 	 * counter it counts (it folds what it counted at its next entry). */
 	uint64_t base[VPMU_MAX_CTRS];
-	uint32_t written[2];
+	uint64_t written[2];
 	bool fold_req[2];
 };
 
@@ -68,13 +68,12 @@ struct vpmu_vm {
 	struct vpmu_host *host;
 	const struct vpmu_model *model;
 	struct vpmu_vm_opts opts;
+	struct vpmu_pmu pmu;                 /* what the model's refresh made of opts */
 	uint64_t uid;                        /* unique per VM; seeds the content id */
 	struct vpmu_reg_index rix;
 	struct vpmu_reg_index rix_plain;     /* the registers without a read hook */
 	int ireset_rule;                     /* the model's VPMU_RULE_CHECK_IRESET rule, or -1 */
-	/* RDPMC ECX = i reads this counter register (NULL: #GP), computed once
-	 * (vpmu_rdpmc, docs/rdpmc.md). */
-	const struct vpmu_reg *rdpmc_reg[VPMU_MAX_CTRS];
+	uint64_t ctr_regs;                   /* counters that have a register in pmu.regs */
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
 	/* vm_glue.h: set by vpmu_kvm_vm_setup() before any vCPU thread runs, read
@@ -115,12 +114,13 @@ struct vpmu_vcpu {
 	 * empty index while the vCPU needs attention (vpmu_attn), so that neither
 	 * read hooks nor attention cost the plain read a test. */
 	const struct vpmu_reg_index *rix_read;
-	const struct vpmu_reg *mregs;        /* model->regs */
+	const struct vpmu_reg *mregs;        /* vm->pmu.regs */
+	const struct vpmu_pmu *pmu;          /* &vm->pmu */
 	struct vpmu_cpu_cache *cache;        /* this host CPU's cache while switched in */
 	struct vpmu_regfile *rf;             /* &own, or the core's file with HT */
 	struct vpmu_core_regs *core;         /* with HT: the shared file and its lock */
-	uint64_t width_mask;
 	struct vpmu_ctx ctx;                 /* what every model op gets */
+	uint64_t width_mask[VPMU_MAX_CTRS];  /* pmu->width_mask, by pmc */
 	uint8_t regspace;                    /* model->regspace */
 	bool strict;                         /* vm->opts.strict */
 	bool id_valid;                       /* id is computed lazily (only caching needs it) */
@@ -158,8 +158,6 @@ static inline void vpmu_base_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t val
 
 /* ---- core.c ---- */
 uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl);
-const struct vpmu_reg *vpmu_model_reg_find(const struct vpmu_model *m, enum vpmu_regspace space,
-					  uint32_t addr);
 /* Fibonacci hashing of the register number into VPMU_REG_HASH_SIZE (2^8) slots. */
 static inline unsigned vpmu_reg_hash(uint32_t addr)
 {
@@ -187,7 +185,7 @@ static inline const struct vpmu_reg *vpmu_vm_reg(const struct vpmu_vm *vm,
 {
 	if (space != vm->model->regspace)
 		return NULL;
-	return vpmu_reg_lookup(&vm->rix, vm->model->regs, addr);
+	return vpmu_reg_lookup(&vm->rix, vm->pmu.regs, addr);
 }
 /* The same from a vCPU: the lookup of the access path. */
 static inline const struct vpmu_reg *vpmu_vcpu_reg(const struct vpmu_vcpu *v,
@@ -219,6 +217,11 @@ static inline void vpmu_clear_stale(struct vpmu_vcpu *v)
 	if (!v->core)
 		v->rix_read = &v->vm->rix_plain;
 }
+/* ---- pmu.c ---- */
+/* Make the VM's PMU from its model and options (the model's refresh op);
+ * -EINVAL for a geometry the model refuses. */
+int vpmu_pmu_init(struct vpmu_pmu *p, const struct vpmu_model *m, const struct vpmu_vm_opts *o);
+
 /* A VM created on a model the registry does not list (tests of the contract). */
 int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 			 const struct vpmu_vm_config *cfg, struct vpmu_vm **out);
@@ -241,18 +244,18 @@ static inline uint64_t vpmu_vcpu_id(struct vpmu_vcpu *v)
 /* ---- the host side of a switched-in vCPU (v->cpu >= 0) ---- */
 static inline __attribute__((always_inline)) uint64_t vpmu_host_read(const struct vpmu_vcpu *v, unsigned pmc)
 {
-	return v->bops->read_ctr(v->bctx, (unsigned)v->cpu, v->model, pmc);
+	return v->bops->read_ctr(v->bctx, (unsigned)v->cpu, v->pmu, pmc);
 }
 
 static inline __attribute__((always_inline)) void vpmu_host_write_ctrl(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
 {
-	v->bops->write_ctrl(v->bctx, (unsigned)v->cpu, v->model, slot, val);
+	v->bops->write_ctrl(v->bctx, (unsigned)v->cpu, v->pmu, slot, val);
 	v->cache->ctrl[slot] = val;
 }
 
 static inline __attribute__((always_inline)) void vpmu_host_write_ctr(struct vpmu_vcpu *v, unsigned pmc, uint64_t val)
 {
-	v->bops->write_ctr(v->bctx, (unsigned)v->cpu, v->model, pmc, val);
+	v->bops->write_ctr(v->bctx, (unsigned)v->cpu, v->pmu, pmc, val);
 }
 
 /* The control slot of counter pmc's enable. */
@@ -272,7 +275,7 @@ static inline int vpmu_counter_event_of(const struct vpmu_vcpu *v, unsigned i)
 {
 	if (v->event[i] != VPMU_EVENT_UNRESOLVED)
 		return v->event[i];
-	return vpmu_model_event_of(v->model, v->ctl.ctr[i].pmc, vpmu_ctl_key(v->model, &v->ctl.ctr[i]));
+	return vpmu_pmu_event_of(v->pmu, v->ctl.ctr[i].pmc, vpmu_ctl_key(v->model, &v->ctl.ctr[i]));
 }
 /* The same, resolved once per control entry.  The table walk is remembered for
  * the last two event keys of each counter: a profiler toggling a counter's
@@ -292,7 +295,7 @@ static inline int vpmu_counter_event(struct vpmu_vcpu *v, unsigned i)
 	} else if (mm->key[1] == key && mm->ev[1] != VPMU_EVENT_UNRESOLVED) {
 		ev = mm->ev[1];
 	} else {
-		ev = vpmu_model_event_of(v->model, pmc, key);
+		ev = vpmu_pmu_event_of(v->pmu, pmc, key);
 		unsigned k = mm->next;
 		mm->key[k] = key, mm->ev[k] = (int8_t)ev;
 		mm->next = (uint8_t)(k ^ 1);
@@ -307,10 +310,15 @@ static inline uint64_t vpmu_ctr_value(const struct vpmu_vcpu *v, unsigned pmc)
 	int i = v->vidx[pmc];
 	if (i < 0)
 		return vpmu_base(v, pmc);
-	uint64_t delta = v->pmc[i].sum;
-	if (v->cpu >= 0)
-		delta += vpmu_host_read(v, pmc) - v->pmc[i].start;
-	return (vpmu_base(v, pmc) + delta) & v->width_mask;
+	/* Everything but the host reading first, so that only the sum and the
+	 * mask live across the backend call (docs/performance.md). */
+	uint64_t mask = v->width_mask[pmc];
+	uint64_t val = vpmu_base(v, pmc) + v->pmc[i].sum;
+	if (v->cpu >= 0) {
+		val -= v->pmc[i].start;
+		val += vpmu_host_read(v, pmc);
+	}
+	return val & mask;
 }
 
 static inline size_t vpmu_ctl_len(unsigned n)
@@ -336,7 +344,7 @@ static inline __attribute__((always_inline)) void vpmu_fold_sum(struct vpmu_vcpu
 	if (ev >= 0)
 		v->totals.events[ev] += sum;
 	if (!drop)
-		vpmu_base_set(v, pmc, (vpmu_base(v, pmc) + sum) & v->width_mask);
+		vpmu_base_set(v, pmc, (vpmu_base(v, pmc) + sum) & v->width_mask[pmc]);
 	v->pmc[i].sum = 0;
 }
 static inline __attribute__((always_inline)) void vpmu_fold(struct vpmu_vcpu *v, unsigned i)

@@ -18,10 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vpmu/backend.h"   /* VPMU_MAX_CTRL_SLOTS */
 #include "vpmu/vpmu.h"
 
-#define VPMU_MAX_CTRL_SLOTS 72   /* P4: 18 CCCRs + 45 ESCRs + the PEBS pair, with room */
-#define VPMU_MAX_MISC 8
+#define VPMU_MAX_MISC 16
+#define VPMU_MAX_REGS 128        /* registers of one model (P4: 84) */
 #define VPMU_TXN_MAX 8           /* register updates one access may stage */
 
 /* What a model register is, for the core's routing. */
@@ -55,6 +56,12 @@ struct vpmu_vm_opts {
 	unsigned family, cpumodel, stepping;
 	bool ht;             /* hyper-threading: vCPUs 2k and 2k+1 are one core's threads */
 	bool strict;         /* refuse writes that break perfctr's rules */
+	/* The geometry the VM asked for (vpmu_vm_config; -1: the CPU's own), which
+	 * the model's refresh op applies. */
+	int pmu_version, nr_general, nr_fixed;
+	/* The PMU refresh made (struct vpmu_pmu, below): ops read the VM's counter
+	 * counts, widths and version here, never from the descriptor. */
+	const struct vpmu_pmu *pmu;
 };
 
 /* The context of every model op. */
@@ -118,7 +125,7 @@ struct vpmu_txn {
 	bool retarget_aux;   /* the retarget patches aux, not evntsel */
 	uint64_t retarget_sel;
 	uint32_t violations; /* perfctr rules broken by the values written (step 1) */
-	uint32_t ctr_mask;   /* counters loaded: ctr_val[pmc] */
+	uint64_t ctr_mask;   /* counters loaded: ctr_val[pmc] */
 	struct { uint8_t kind, index; uint64_t old; } undo[VPMU_TXN_MAX];
 	uint64_t ctr_val[VPMU_MAX_CTRS];
 };
@@ -155,7 +162,7 @@ static inline void vpmu_txn_set_misc(struct vpmu_txn *t, unsigned idx, uint64_t 
 static inline void vpmu_txn_set_ctr(struct vpmu_txn *t, unsigned pmc, uint64_t v)
 {
 	if (pmc < VPMU_MAX_CTRS) {
-		t->ctr_mask |= 1u << pmc;
+		t->ctr_mask |= 1ull << pmc;
 		t->ctr_val[pmc] = v;
 	}
 }
@@ -198,10 +205,10 @@ uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc);
  * itself by default), and only on the counters in ctr_mask (0: every counter).
  */
 struct vpmu_event_desc {
-	uint32_t code;
-	uint32_t match;
+	uint64_t code;       /* 64 bits: AMD's event select 11:8 sits in bits 35:32 */
+	uint64_t match;
 	int8_t generic;      /* enum vpmu_event, or VPMU_EV_NONE */
-	uint8_t ctr_mask;    /* counters that have this encoding; 0: all */
+	uint64_t ctr_mask;   /* counters that have this encoding; 0: all */
 	const char *name;    /* the manual's name */
 };
 
@@ -228,6 +235,65 @@ struct vpmu_identity {
 	uint32_t ext1_edx;           /* CPUID.80000001h:EDX; with ext1_ecx 0: no extended leaves */
 	uint32_t ext1_ecx;
 };
+
+/*
+ * The per-VM PMU (contract v3; docs/design.md "The per-VM PMU"): what one VM's
+ * CPU has, made at VM creation as KVM's kvm_pmu_ops.refresh makes a vCPU's PMU
+ * from its CPUID and libpfm4's pmu_init per use.  The core first fills it
+ * from the descriptor (every counter general-purpose at ctr_width, every
+ * register, the event table, the CPUID leaves of the identity); the model's
+ * refresh op then applies the VM's options.  The core and the backends read
+ * every size from here, never from the descriptor.
+ */
+struct vpmu_pmu {
+	const struct vpmu_model *model;
+	unsigned version;            /* architectural perfmon version (0: none) */
+	unsigned nr_ctrs;            /* guest counters 0..nr_ctrs-1 */
+	unsigned nr_general;         /* general-purpose counters: 0..nr_general-1 */
+	unsigned nr_fixed;           /* fixed counters: fixed_base..fixed_base+nr_fixed-1 */
+	unsigned fixed_base;
+	uint8_t width[VPMU_MAX_CTRS];        /* each counter's width in bits */
+	uint64_t width_mask[VPMU_MAX_CTRS];  /* the same as a mask (vpmu_pmu_set_width) */
+	/* The registers this CPU has, sorted by address (a subset of the
+	 * descriptor's: a VM with 4 of 8 general counters lacks the others). */
+	unsigned nr_regs;
+	struct vpmu_reg regs[VPMU_MAX_REGS];
+	/* The event table of this identity. */
+	const struct vpmu_event_desc *events;
+	unsigned nr_events;
+	uint64_t event_exclude;
+	/* The CPUID leaves the VM presents (x86), function order. */
+	unsigned nr_cpuid;
+	struct vpmu_cpuid_leaf cpuid[VPMU_MAX_CPUID_LEAVES];
+};
+
+static inline uint64_t vpmu_width_mask(unsigned width)
+{
+	return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+/* Counters first..first+n-1 are `width` bits wide. */
+static inline void vpmu_pmu_set_width(struct vpmu_pmu *p, unsigned first, unsigned n,
+				      unsigned width)
+{
+	for (unsigned i = first; i < first + n && i < VPMU_MAX_CTRS; i++) {
+		p->width[i] = (uint8_t)width;
+		p->width_mask[i] = vpmu_width_mask(width);
+	}
+}
+/* Keep only the registers for which keep(reg) is true. */
+static inline void vpmu_pmu_filter_regs(struct vpmu_pmu *p,
+					bool (*keep)(const struct vpmu_pmu *p,
+						     const struct vpmu_reg *r))
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < p->nr_regs; i++)
+		if (keep(p, &p->regs[i]))
+			p->regs[n++] = p->regs[i];
+	p->nr_regs = n;
+}
+/* The CPUID leaf (function, index), added at its place if it is not there
+ * yet (NULL when the list is full: a model bug the contract tests show). */
+struct vpmu_cpuid_leaf *vpmu_pmu_cpuid(struct vpmu_pmu *p, uint32_t function, uint32_t index);
 
 /* Capabilities (struct vpmu_model.caps). */
 #define VPMU_CAP_PCINT      0x1u  /* overflow interrupts (perfctr PCINT): i-mode counters */
@@ -289,8 +355,27 @@ struct vpmu_model_ops {
 	 * LVTPC mask blocks is lost. */
 	bool (*pmi_asserted)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 			     const struct vpmu_regfile *r);
-	/* Whether PMI delivery sets the LVTPC mask bit on this identity (NULL: never). */
-	bool (*lvtpc_automask)(const struct vpmu_model *m, const struct vpmu_vm_opts *o);
+	/* Whether PMI delivery masks the PMI's local vector on this identity (x86:
+	 * the LVTPC mask bit; NULL: never). */
+	bool (*pmi_automask)(const struct vpmu_model *m, const struct vpmu_vm_opts *o);
+	/*
+	 * The per-VM PMU (struct vpmu_pmu): called once at VM creation with the
+	 * PMU the core filled from the descriptor, to apply the VM's options
+	 * (o->pmu_version, nr_general, nr_fixed: -1 for the CPU's own): counter
+	 * classes and widths, the registers that exist, the event table of this
+	 * identity, CPUID leaves.  -EINVAL refuses the VM (a geometry wider than
+	 * the CPU).  NULL: the descriptor's geometry, and any narrowing refused.
+	 */
+	int (*refresh)(const struct vpmu_model *m, const struct vpmu_vm_opts *o,
+		       struct vpmu_pmu *pmu);
+	/*
+	 * RDPMC (x86): which counter ECX = ecx reads and at how many bits, or the
+	 * fault (#GP) the CPU raises.  NULL: ECX is the counter's number, any
+	 * counter the VM has (none with VPMU_CAP_NO_RDPMC), at its width; the
+	 * descriptor's rdpmc_fast bit asks for the low 32 bits (the P4).
+	 */
+	enum vpmu_fault (*rdpmc)(const struct vpmu_model *m, const struct vpmu_pmu *pmu,
+				 uint32_t ecx, unsigned *pmc, unsigned *width);
 };
 
 /*
@@ -304,6 +389,8 @@ struct vpmu_model {
 	const char *brand;          /* the brand string (CPUID 80000002h-80000004h), or NULL */
 	enum vpmu_regspace regspace; /* the ISA's register space (MSR: x86, SPR: PPC) */
 	unsigned caps;              /* VPMU_CAP_* */
+	/* The default geometry (struct vpmu_pmu): nr_ctrs general-purpose
+	 * counters of ctr_width bits; a refresh op may change it per VM. */
 	unsigned nr_ctrs;           /* counters the guest sees (pmc 0..nr_ctrs-1) */
 	unsigned ctr_width;         /* bits */
 	unsigned nr_ctrl_slots;
@@ -329,13 +416,7 @@ struct vpmu_model {
 };
 
 /* The generic event of an event key on counter pmc (VPMU_EV_NONE if none): the
- * one table-driven matcher of every model. */
-int vpmu_model_event_of(const struct vpmu_model *m, unsigned pmc, uint64_t key);
-
-/* Counter-write helpers shared by models. */
-static inline uint64_t vpmu_width_mask(unsigned width)
-{
-	return width >= 64 ? ~0ull : (1ull << width) - 1;
-}
+ * one table-driven matcher of every model, over the VM's event table. */
+int vpmu_pmu_event_of(const struct vpmu_pmu *pmu, unsigned pmc, uint64_t key);
 
 #endif

@@ -32,9 +32,12 @@ const char *vpmu_model_description(const char *name)
 	return m ? m->description : NULL;
 }
 
+/* The options of a VM that asks for nothing: the model's default identity. */
 static struct vpmu_vm_opts default_opts(const struct vpmu_model *m)
 {
-	return (struct vpmu_vm_opts){ m->id.family, m->id.cpumodel, m->id.stepping, false, false };
+	return (struct vpmu_vm_opts){ .family = m->id.family, .cpumodel = m->id.cpumodel,
+				      .stepping = m->id.stepping, .pmu_version = -1,
+				      .nr_general = -1, .nr_fixed = -1 };
 }
 
 int vpmu_model_info(const char *name, struct vpmu_model_info *out)
@@ -43,6 +46,15 @@ int vpmu_model_info(const char *name, struct vpmu_model_info *out)
 	if (!m || !out)
 		return m ? -EINVAL : -ENOENT;
 	struct vpmu_vm_opts o = default_opts(m);
+	struct vpmu_pmu *p = malloc(sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	o.pmu = p;
+	int r = vpmu_pmu_init(p, m, &o);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
 	out->name = m->name;
 	out->description = m->description;
 	out->vendor = m->id.vendor;
@@ -50,15 +62,22 @@ int vpmu_model_info(const char *name, struct vpmu_model_info *out)
 	out->family = m->id.family;
 	out->cpumodel = m->id.cpumodel;
 	out->stepping = m->id.stepping;
-	out->nr_ctrs = m->nr_ctrs;
-	out->ctr_width = m->ctr_width;
+	out->nr_ctrs = p->nr_ctrs;
+	out->ctr_width = p->nr_general ? p->width[0] : 0;
+	out->pmu_version = p->version;
+	out->nr_general = p->nr_general;
+	out->nr_fixed = p->nr_fixed;
+	out->fixed_width = p->nr_fixed ? p->width[p->fixed_base] : 0;
 	out->overflow_interrupts = (m->caps & VPMU_CAP_PCINT) != 0;
-	out->lvtpc_automask = m->ops->lvtpc_automask && m->ops->lvtpc_automask(m, &o);
+	out->pmi_automask = m->ops->pmi_automask && m->ops->pmi_automask(m, &o);
 	out->hyper_threading = (m->caps & VPMU_CAP_HT) != 0;
 	out->calls = m->ops->call != NULL;
+	/* vpmu_model_reg() and vpmu_model_event() list the descriptor's: every
+	 * register and event of the model, whatever a VM narrows. */
 	out->nr_regs = m->nr_regs;
 	out->nr_events = m->nr_events;
 	out->nr_rules = m->nr_rules;
+	free(p);
 	return 0;
 }
 
@@ -75,7 +94,7 @@ int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **ki
 	return 0;
 }
 
-int vpmu_model_event(const char *name, unsigned i, uint32_t *code, uint32_t *match,
+int vpmu_model_event(const char *name, unsigned i, uint64_t *code, uint64_t *match,
 		     const char **event_name, int *generic)
 {
 	const struct vpmu_model *m = vpmu_model_find(name);
@@ -135,57 +154,6 @@ unsigned vpmu_pmu_regs(enum vpmu_regspace space, uint32_t *regs, unsigned max)
 	}
 	free(all);
 	return u;
-}
-
-int vpmu_model_event_of(const struct vpmu_model *m, unsigned pmc, uint64_t key)
-{
-	if (key & m->event_exclude)
-		return VPMU_EV_NONE;
-	const struct vpmu_event_desc *e = m->events;
-	for (unsigned i = 0; i < m->nr_events; i++, e++)
-		if ((key & e->match) == e->code && (!e->ctr_mask || (e->ctr_mask >> pmc) & 1))
-			return e->generic;
-	return VPMU_EV_NONE;
-}
-
-int vpmu_model_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsigned pmc,
-			  unsigned *priv, bool *interrupt)
-{
-	unsigned p = 0;
-	bool irq = false;
-	uint64_t key = 0;
-	int ev = VPMU_EV_NONE;
-	if (m && ctrl && pmc < m->nr_ctrs && m->ops->decode_ctr(m, ctrl, pmc, &key, &p, &irq))
-		ev = vpmu_model_event_of(m, pmc, key);
-	else
-		p = 0, irq = false;
-	if (priv)
-		*priv = p;
-	if (interrupt)
-		*interrupt = irq;
-	return ev;
-}
-
-unsigned vpmu_model_ctr_width(const struct vpmu_model *m) { return m->ctr_width; }
-unsigned vpmu_model_nr_ctrs(const struct vpmu_model *m) { return m->nr_ctrs; }
-
-const struct vpmu_reg *vpmu_model_reg_find(const struct vpmu_model *m, enum vpmu_regspace space,
-					  uint32_t addr)
-{
-	/* Tables are short (at most ~90 entries on P4) and sorted by address. */
-	if (space != m->regspace)
-		return NULL;
-	unsigned lo = 0, hi = m->nr_regs;
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-		if (m->regs[mid].addr == addr)
-			return &m->regs[mid];
-		if (m->regs[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 /* ---------------------------------------------------------------- names */

@@ -106,7 +106,7 @@ static __attribute__((noinline)) void iresume(struct vpmu_vcpu *v)
 		unsigned pmc = v->ctl.ctr[i].pmc, slot = vpmu_ctr_slot(v->model, pmc);
 		if (c->ctrl[slot] != 0)
 			vpmu_host_write_ctrl(v, slot, 0);
-		uint64_t val = (vpmu_base(v, pmc) + v->pmc[i].sum) & v->width_mask;
+		uint64_t val = (vpmu_base(v, pmc) + v->pmc[i].sum) & v->width_mask[pmc];
 		vpmu_host_write_ctr(v, pmc, val);
 		v->pmc[i].start = val;
 	}
@@ -157,7 +157,7 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 	int i = v->vidx[pmc];
 	if (v->core) {
 		/* The sibling's count so far in this counter was before the write. */
-		v->core->written[v->ctx.thread ^ 1] |= 1u << pmc;
+		v->core->written[v->ctx.thread ^ 1] |= 1ull << pmc;
 	}
 	if (i < 0) {
 		vpmu_base_set(v, pmc, value);
@@ -184,7 +184,7 @@ void vpmu_ht_sync(struct vpmu_vcpu *v, bool fold_all)
 {
 	struct vpmu_core_regs *c = v->core;
 	unsigned t = v->ctx.thread;
-	uint32_t written = c->written[t];
+	uint64_t written = c->written[t];
 	bool fold = fold_all || c->fold_req[t];
 	if (!written && !fold)
 		return;

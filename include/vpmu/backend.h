@@ -10,6 +10,7 @@
 #ifndef VPMU_BACKEND_H
 #define VPMU_BACKEND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "vpmu/vpmu.h"
 
@@ -19,20 +20,28 @@ extern "C" {
 /* The library is built with -fvisibility=hidden: what is declared here is its ABI. */
 #pragma GCC visibility push(default)
 
-struct vpmu_model;   /* opaque to backends: vpmu_model_decode_ctr() and friends */
+/* Control-register slots a layout may have (the P4: 18 CCCRs, 45 ESCRs and the
+ * PEBS pair, with room): write_ctrl's slot is below it. */
+#define VPMU_MAX_CTRL_SLOTS 72
+
+/* The PMU a VM presents (its model's register layout, counter geometry and
+ * event table), opaque to backends: they ask it with the vpmu_pmu_*() calls
+ * below. */
+struct vpmu_pmu;
 
 struct vpmu_backend_ops {
 	const char *name;
-	/* `model` is the CPU model whose register layout the images use. */
-	void (*write_ctrl)(void *ctx, unsigned cpu, const struct vpmu_model *model,
+	/* `pmu` is the PMU of the VM whose vCPU is switched in: its register
+	 * layout (vpmu_pmu_layout) is what the images use. */
+	void (*write_ctrl)(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu,
 			   unsigned slot, uint64_t value);
-	void (*write_ctr)(void *ctx, unsigned cpu, const struct vpmu_model *model,
+	void (*write_ctr)(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu,
 			  unsigned pmc, uint64_t value);
 	/* A backend's counters are 64 bits wide, whatever the model's width: the
 	 * core takes the difference of two reads at 64 bits, so no count is lost
 	 * however long a vCPU stays switched in (a backend over narrower hardware
 	 * extends it, as perf_event does).  A write loads a model-width value. */
-	uint64_t (*read_ctr)(void *ctx, unsigned cpu, const struct vpmu_model *model,
+	uint64_t (*read_ctr)(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu,
 			     unsigned pmc);
 	/* Optional, for backends whose counters count while the guest runs (perf).
 	 * enter: at the end of a switch-in and before each guest entry
@@ -55,13 +64,21 @@ struct vpmu_backend {
 	void *ctx;
 };
 
-/* What a counter programmed with control images `ctrl` counts on model `model`:
+/* What a counter programmed with control images `ctrl` counts on `pmu`:
  * returns the generic event (or VPMU_EV_NONE when it counts nothing), the privilege
  * mask (VPMU_PRIV_*) and whether its overflow interrupts. */
-int vpmu_model_decode_ctr(const struct vpmu_model *model, const uint64_t *ctrl,
-			  unsigned pmc, unsigned *priv, bool *interrupt);
-unsigned vpmu_model_ctr_width(const struct vpmu_model *model);
-unsigned vpmu_model_nr_ctrs(const struct vpmu_model *model);
+int vpmu_pmu_decode_ctr(const struct vpmu_pmu *pmu, const uint64_t *ctrl,
+			unsigned pmc, unsigned *priv, bool *interrupt);
+/* Counter pmc's width in bits (0 past the PMU's counters), and how many there are. */
+unsigned vpmu_pmu_ctr_width(const struct vpmu_pmu *pmu, unsigned pmc);
+unsigned vpmu_pmu_nr_ctrs(const struct vpmu_pmu *pmu);
+/* Whether a counter overflows when its MSB becomes 1 (PowerPC), not at the
+ * wrap from all-ones to zero (x86). */
+bool vpmu_pmu_overflows_at_msb(const struct vpmu_pmu *pmu);
+/* The register layout the images are in: equal for two VMs of one model (a
+ * backend keeps its registers across them), different otherwise (a backend
+ * resets its registers when another layout comes). */
+const void *vpmu_pmu_layout(const struct vpmu_pmu *pmu);
 
 /* ---- sim: the deterministic reference backend (docs/trace.md "Semantics") ---- */
 struct vpmu_sim;

@@ -135,12 +135,11 @@ int vpmu_kvm_vcpu_snapshot(const struct vpmu_kvm_vcpu *kv, struct vpmu_kvm_snaps
 const char *vpmu_kvm_rdpmc_name(enum vpmu_kvm_rdpmc mode);   /* one line, for logs */
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
 
-/* The CPUID leaves the glue presents for the VM's model (for a VMM that builds
- * its own table): leaves 0 and 1, plus 0x80000000 and 0x80000001 where the model
- * has extended leaves, and the brand string (0x80000002-0x80000004) where it has
- * one (vpmu_vm_cpu()).  Fills `max` entries of struct kvm_cpuid_entry2 at most
- * and returns how many it filled; -ENOSPC (nothing written) when `max` is smaller
- * than that (7 always suffices); -EINVAL for a NULL vm or entries. */
+/* The CPUID leaves the glue presents for the VM (for a VMM that builds its own
+ * table): vpmu_vm_cpuid()'s, with vCPU `apic_id`'s initial APIC id in leaf 1.
+ * Fills `max` entries of struct kvm_cpuid_entry2 at most and returns how many
+ * it filled; -ENOSPC (nothing written) when `max` is smaller than that
+ * (VPMU_MAX_CPUID_LEAVES always suffices); -EINVAL for a NULL vm or entries. */
 struct kvm_cpuid_entry2;
 int vpmu_kvm_cpuid_entries(const struct vpmu_vm *vm, unsigned apic_id,
 			   struct kvm_cpuid_entry2 *entries, unsigned max);

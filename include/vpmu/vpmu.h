@@ -42,7 +42,11 @@ extern "C" {
 /* The library is built with -fvisibility=hidden: what is declared here is its ABI. */
 #pragma GCC visibility push(default)
 
-#define VPMU_MAX_CTRS 18      /* perfctr's x86 pmc[] size; PPC uses 8 */
+/* Guest counters of one vCPU: room for every PMU the contract carries (Intel
+ * architectural perfmon: up to 8 general + 4 fixed; the RISC-V SBI PMU: 32
+ * hardware counters plus the firmware counters of SBI v2.0), so that counter
+ * masks are one 64-bit word. */
+#define VPMU_MAX_CTRS 64
 #define VPMU_MAX_HOST_CPUS 256
 #define VPMU_MAX_VCPUS 64
 #define VPMU_MAX_RULES 32     /* per-model rule ids (bit numbers of a violation mask) */
@@ -56,6 +60,7 @@ struct vpmu_backend;
 enum vpmu_regspace {
 	VPMU_SPACE_MSR = 0,   /* x86 RDMSR/WRMSR */
 	VPMU_SPACE_SPR = 1,   /* PowerPC mfspr/mtspr */
+	VPMU_SPACE_CSR = 2,   /* RISC-V csrr (the counter CSRs a hypervisor traps) */
 };
 
 /* Why a guest access is refused.  Anything but NONE means: inject the fault. */
@@ -98,8 +103,17 @@ struct vpmu_vm_config {
 	int cpumodel;          /* CPUID model to present; -1: the model's default */
 	int stepping;          /* CPUID stepping; -1: the model's default */
 	int ht;                /* hyper-threading: only on models that had it (-EINVAL else) */
+	/* The PMU's geometry, narrowed as user space may narrow KVM's CPUID leaf
+	 * 0AH: the architectural perfmon version and the general-purpose and fixed
+	 * counter counts (-1: the CPU's own).  A request wider than the CPU the
+	 * model presents, or a narrowing the model's CPUs could not be configured
+	 * with (a legacy PMU has one geometry), is refused with -EINVAL;
+	 * vpmu_model_info() tells the limits. */
+	int pmu_version;
+	int nr_general;
+	int nr_fixed;
 };
-#define VPMU_VM_CONFIG_INIT { NULL, 0, -1, -1, 0 }
+#define VPMU_VM_CONFIG_INIT { NULL, 0, -1, -1, 0, -1, -1, -1 }
 
 /* Accounting (per vCPU; per VM it is the sum over its vCPUs). */
 struct vpmu_totals {
@@ -125,10 +139,13 @@ struct vpmu_model_info {
 	const char *name, *description, *vendor;
 	enum vpmu_regspace regspace;
 	unsigned family, cpumodel, stepping;   /* CPUID identity presented by default */
-	unsigned nr_ctrs, ctr_width;
-	bool overflow_interrupts;              /* perfctr PCINT: PMIs through the LVTPC */
-	bool lvtpc_automask;                   /* PMI delivery sets the LVTPC mask, for the
-	                                          default identity (vpmu_vm_lvtpc_automask) */
+	unsigned nr_ctrs, ctr_width;           /* every counter; the general ones' width */
+	unsigned pmu_version;                  /* architectural perfmon version (0: none) */
+	unsigned nr_general, nr_fixed;         /* the most a VM may present (vpmu_vm_config) */
+	unsigned fixed_width;                  /* the fixed counters' width (0: none) */
+	bool overflow_interrupts;              /* perfctr PCINT: counters that interrupt */
+	bool pmi_automask;                     /* PMI delivery masks the PMI's local vector,
+	                                          for the default identity (vpmu_vm_pmi_automask) */
 	bool hyper_threading;                  /* vpmu_vm_config.ht is accepted */
 	bool calls;                            /* reached by calls (vpmu_call), not registers */
 	unsigned nr_regs, nr_events, nr_rules;
@@ -136,7 +153,7 @@ struct vpmu_model_info {
 int vpmu_model_info(const char *name, struct vpmu_model_info *out);   /* -ENOENT */
 /* Entry i of a model's register list / event table / rule list; -ENOENT past the end. */
 int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **kind);
-int vpmu_model_event(const char *name, unsigned i, uint32_t *code, uint32_t *match,
+int vpmu_model_event(const char *name, unsigned i, uint64_t *code, uint64_t *match,
 		     const char **event_name, int *generic);
 int vpmu_model_rule(const char *name, unsigned i, const char **rule_name, const char **text);
 /* Every register that any model owns in `space`, sorted and unique (how many; the
@@ -164,11 +181,40 @@ const char *vpmu_vm_model(const struct vpmu_vm *vm);
  * and stepping (the model's defaults, or what the config chose). */
 void vpmu_vm_identity(const struct vpmu_vm *vm, const char **vendor, unsigned *family,
 		      unsigned *cpumodel, unsigned *stepping);
-/* Whether the CPU the VM presents sets the LVTPC mask bit when it delivers a PMI:
- * the P4 and the Pentium M and later do, the Pentium Pro/II/III and AMD do not
- * (Intel SDM vol. 3, "Performance monitoring counter interrupts"); KVM does not
- * do it for an injected interrupt, so the VMM must (docs/integration.md). */
-bool vpmu_vm_lvtpc_automask(const struct vpmu_vm *vm);
+/* Whether the CPU the VM presents masks its PMI's local vector when it delivers
+ * one, so that software must unmask it for the next.  On x86 that is the LVTPC
+ * mask bit: the P4 and the Pentium M and later set it, the Pentium Pro/II/III
+ * and AMD do not (Intel SDM vol. 3, "Performance monitoring counter
+ * interrupts"); KVM does not do it for an injected interrupt, so the VMM must
+ * (docs/integration.md).  How a PMI is delivered is the glue's business (the
+ * LVTPC on x86, the 0xF00 exception on PowerPC, LCOFI on RISC-V). */
+bool vpmu_vm_pmi_automask(const struct vpmu_vm *vm);
+/* The PMU a VM presents, as its model's refresh made it from the VM's options
+ * (docs/design.md "The per-VM PMU"). */
+struct vpmu_pmu_info {
+	unsigned version;              /* architectural perfmon version (0: none) */
+	unsigned nr_ctrs;              /* guest counters 0..nr_ctrs-1 */
+	unsigned nr_general;           /* general-purpose: counters 0..nr_general-1 */
+	unsigned general_width;
+	unsigned nr_fixed;             /* fixed: counters fixed_base.. */
+	unsigned fixed_base, fixed_width;
+	unsigned nr_regs, nr_events;   /* the registers this CPU has, its event table */
+};
+int vpmu_vm_pmu(const struct vpmu_vm *vm, struct vpmu_pmu_info *out);
+/* One CPUID leaf (x86): function (EAX) and, where flags has
+ * VPMU_CPUID_INDEXED, index (ECX), and the four registers it returns. */
+#define VPMU_CPUID_INDEXED 0x1u
+struct vpmu_cpuid_leaf {
+	uint32_t function, index, flags;
+	uint32_t eax, ebx, ecx, edx;
+};
+/* The CPUID leaves the VM presents, as one list (the identity's and the
+ * PMU's: leaf 0AH for architectural perfmon, 80000022h for AMD PerfMonV2),
+ * for vCPU 0: the glue puts each vCPU's initial APIC id into leaf 1 EBX.
+ * Returns how many (the first `max` in out), or -EINVAL; -ENOSPC when max is
+ * too small, with nothing written.  VPMU_MAX_CPUID_LEAVES always suffice. */
+#define VPMU_MAX_CPUID_LEAVES 24
+int vpmu_vm_cpuid(const struct vpmu_vm *vm, struct vpmu_cpuid_leaf *out, unsigned max);
 /* The CPUID a VM presents: its model's identity with the VM's family, model and
  * stepping.  Leaves 0 and 1, and 0x80000000/0x80000001 when ext1_edx or
  * ext1_ecx is non-zero (docs/integration.md "CPUID"). */

@@ -209,12 +209,12 @@ int main(void)
 
 	/* LVTPC auto-mask on PMI delivery: Pentium M and P4 only (SDM vol. 3, LVT). */
 	struct vpmu_vm *p3 = vm_of("p6", -1), *pm = vm_of("p6", 13), *banias = vm_of("p6", 9);
-	ok(!vpmu_vm_lvtpc_automask(p3), "a Pentium III (p6 model 8) does not auto-mask the LVTPC");
-	ok(vpmu_vm_lvtpc_automask(pm) && vpmu_vm_lvtpc_automask(banias),
+	ok(!vpmu_vm_pmi_automask(p3), "a Pentium III (p6 model 8) does not auto-mask the LVTPC");
+	ok(vpmu_vm_pmi_automask(pm) && vpmu_vm_pmi_automask(banias),
 	   "a Pentium M (p6 cpumodel 9 and 13) does");
-	ok(!vpmu_vm_lvtpc_automask(k7) && !vpmu_vm_lvtpc_automask(k8), "AMD K7/K8 never do");
+	ok(!vpmu_vm_pmi_automask(k7) && !vpmu_vm_pmi_automask(k8), "AMD K7/K8 never do");
 	struct vpmu_model_info mi;
-	ok(vpmu_model_info("p6", &mi) == 0 && !mi.lvtpc_automask,
+	ok(vpmu_model_info("p6", &mi) == 0 && !mi.pmi_automask,
 	   "the p6 model's default identity reports no auto-mask");
 	vpmu_vm_destroy(p3);
 	vpmu_vm_destroy(pm);

@@ -291,7 +291,7 @@ static long ct_call(const struct vpmu_model *m, const struct vpmu_ctx *cx, struc
 	return VPMU_SBI_ERR_NOT_SUPPORTED;
 }
 
-static bool ct_lvtpc_automask(const struct vpmu_model *m, const struct vpmu_vm_opts *o)
+static bool ct_pmi_automask(const struct vpmu_model *m, const struct vpmu_vm_opts *o)
 {
 	(void)m;
 	return o->cpumodel >= 2;
@@ -305,7 +305,7 @@ static const struct vpmu_model_ops ct_ops = {
 	.decode_ctr = ct_decode_ctr,
 	.overflow = ct_overflow,
 	.call = ct_call,
-	.lvtpc_automask = ct_lvtpc_automask,
+	.pmi_automask = ct_pmi_automask,
 };
 
 #define CT_MODEL_INIT(caps_) { \
@@ -1153,9 +1153,9 @@ static void test_regs_identity(void)
 	ok(a.cpuid1_edx == b.cpuid1_edx && a.cpuid1_ecx == b.cpuid1_ecx && a.ext1_edx == b.ext1_edx &&
 	   a.ext1_ecx == b.ext1_ecx, "the overrides leave the feature words alone");
 	ok(!strcmp(k.vendor, "AuthenticAMD"), "k7: AuthenticAMD");
-	ok(!vpmu_vm_lvtpc_automask(pd), "Pentium III: no LVTPC automask");
-	ok(vpmu_vm_lvtpc_automask(pm), "Pentium M (model 9): LVTPC automask");
-	ok(!vpmu_vm_lvtpc_automask(k7), "k7: no LVTPC automask");
+	ok(!vpmu_vm_pmi_automask(pd), "Pentium III: no LVTPC automask");
+	ok(vpmu_vm_pmi_automask(pm), "Pentium M (model 9): LVTPC automask");
+	ok(!vpmu_vm_pmi_automask(k7), "k7: no LVTPC automask");
 	is_int(vpmu_vm_cpu(NULL, &a), -EINVAL, "vpmu_vm_cpu(NULL): -EINVAL");
 	vpmu_vm_destroy(pd);
 	vpmu_vm_destroy(pm);
@@ -1165,8 +1165,8 @@ static void test_regs_identity(void)
 	struct vpmu_cpu_identity c;
 	ok(vpmu_vm_cpu(c1, &c) == 0 && !strcmp(c.vendor, "VPMUContract") && c.family == 15 && c.cpumodel == 1 &&
 	   c.stepping == 0 && c.cpuid1_edx == 0x1, "test model: its identity");
-	ok(!vpmu_vm_lvtpc_automask(c1) && vpmu_vm_lvtpc_automask(c2),
-	   "test model's lvtpc_automask op sees the VM's cpumodel (1: no, 2: yes)");
+	ok(!vpmu_vm_pmi_automask(c1) && vpmu_vm_pmi_automask(c2),
+	   "test model's pmi_automask op sees the VM's cpumodel (1: no, 2: yes)");
 	vpmu_vm_destroy(c1);
 	vpmu_vm_destroy(c2);
 }
@@ -1175,7 +1175,8 @@ static void test_regs_identity(void)
 
 static void test_events(void)
 {
-	const struct vpmu_model *m = &ct_model;
+	struct vpmu_vm *vm = ct_vm(0, 0);
+	const struct vpmu_pmu *P = &vm->pmu;   /* the VM's PMU: the descriptor's event table */
 	struct { unsigned pmc; uint64_t key; int want; const char *what; } cases[] = {
 		{ 0, EV_REF, VPMU_EV_CYCLES, "REF_CLK names counter 1 only: counter 0 falls to CLK" },
 		{ 1, EV_REF, VPMU_EV_REF_CYCLES, "REF_CLK on counter 1" },
@@ -1191,21 +1192,20 @@ static void test_events(void)
 		{ 0, 0x00AA, VPMU_EV_NONE, "no encoding: none" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		is_int(vpmu_model_event_of(m, cases[i].pmc, cases[i].key), cases[i].want, "event_of: %s",
+		is_int(vpmu_pmu_event_of(P, cases[i].pmc, cases[i].key), cases[i].want, "event_of: %s",
 		       cases[i].what);
 
 	uint64_t ctrl[2] = { SEL_EN | SEL_USR | SEL_INT | EV_REF, SEL_EN | SEL_OS | EV_REF };
 	unsigned priv = 9;
 	bool irq = false;
-	int ev = vpmu_model_decode_ctr(m, ctrl, 0, &priv, &irq);
+	int ev = vpmu_pmu_decode_ctr(P, ctrl, 0, &priv, &irq);
 	ok(ev == VPMU_EV_CYCLES && priv == VPMU_PRIV_USER && irq, "decode_ctr counter 0: cycles, user, INT");
-	ev = vpmu_model_decode_ctr(m, ctrl, 1, &priv, &irq);
+	ev = vpmu_pmu_decode_ctr(P, ctrl, 1, &priv, &irq);
 	ok(ev == VPMU_EV_REF_CYCLES && priv == VPMU_PRIV_KERNEL && !irq, "decode_ctr counter 1: ref-cycles, kernel");
-	ev = vpmu_model_decode_ctr(m, ctrl, 2, &priv, &irq);
+	ev = vpmu_pmu_decode_ctr(P, ctrl, 2, &priv, &irq);
 	ok(ev == VPMU_EV_NONE && priv == 0 && !irq, "decode_ctr past the counters: nothing");
 
 	/* The matcher drives counting and accounting. */
-	struct vpmu_vm *vm = ct_vm(0, 0);
 	struct vpmu_vcpu *v = vcpu(vm, 0);
 	vpmu_vcpu_switch_in(v, 2);
 	wr(v, SEL0, SEL_COUNT | EV_REF);

@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core.h"
 #include "perf_slot.h"
 
 /* The generic events that run at the core clock, which the TSC-scaled task
@@ -64,7 +63,7 @@ static bool source_read(struct vpmu_perf *p, struct perf_slot *s, struct perf_ct
 		/* An exclude_host event counts only while the guest runs: between an
 		 * exit and the next entry one read(2) per counter is enough (a
 		 * switch pair reads nothing twice). */
-		uint32_t bit = 1u << (c - s->ctr);
+		uint64_t bit = 1ull << (c - s->ctr);
 		if (!(s->hw_read & bit)) {
 			if (!perf_event_count(p, s, c, &c->hw_count))
 				return false;
@@ -96,32 +95,38 @@ static uint64_t ctr_value(struct vpmu_perf *p, struct perf_slot *s, struct perf_
 	return c->value;
 }
 
-/* The value at which counter c next overflows: the wrap at the model's width
- * (x86), or its MSB becoming 1 (PowerPC: VPMU_CAP_OVF_ON_MSB). */
-static uint64_t next_overflow(const struct perf_slot *s, uint64_t value)
+/* The value at which counter c next overflows: the wrap at its width (x86),
+ * or its MSB becoming 1 (PowerPC: vpmu_pmu_overflows_at_msb). */
+static uint64_t next_overflow(const struct perf_slot *s, const struct perf_ctr *c, uint64_t value)
 {
-	uint64_t v = value & s->mask;
+	uint64_t v = value & c->mask;
 	if (s->msb) {
-		uint64_t msb = (s->mask >> 1) + 1;
-		return v < msb ? value + (msb - v) : value + (s->mask - v) + 1 + msb;
+		uint64_t msb = (c->mask >> 1) + 1;
+		return v < msb ? value + (msb - v) : value + (c->mask - v) + 1 + msb;
 	}
-	return value + (s->mask - v) + 1;
+	return value + (c->mask - v) + 1;
 }
 
 /* ---- register-level ops (backend.h) ---- */
 
-/* Another model's registers do not carry over: start from reset. */
-static struct perf_slot *slot_for(struct vpmu_perf *p, unsigned cpu, const struct vpmu_model *m)
+/* Another layout's registers do not carry over: start from reset.  Another
+ * VM's PMU of the same layout may differ in its counters' widths. */
+static struct perf_slot *slot_for(struct vpmu_perf *p, unsigned cpu, const struct vpmu_pmu *pmu)
 {
 	if (cpu >= p->nr_cpus)
 		return NULL;
 	struct perf_slot *s = &p->slot[cpu];
-	if (s->model != m) {
+	if (s->pmu == pmu)
+		return s;
+	if (s->layout != vpmu_pmu_layout(pmu)) {
 		perf_slot_reset(p, s);
-		s->model = m;
-		s->width = m->ctr_width;
-		s->mask = vpmu_width_mask(m->ctr_width);
-		s->msb = m->caps & VPMU_CAP_OVF_ON_MSB;
+		s->layout = vpmu_pmu_layout(pmu);
+	}
+	s->pmu = pmu;
+	s->msb = vpmu_pmu_overflows_at_msb(pmu);
+	for (unsigned pmc = 0; pmc < VPMU_MAX_CTRS; pmc++) {
+		unsigned w = vpmu_pmu_ctr_width(pmu, pmc);
+		s->ctr[pmc].mask = w >= 64 ? ~0ull : (1ull << w) - 1;
 	}
 	return s;
 }
@@ -139,11 +144,11 @@ static enum vpmu_count_source source_of(const struct vpmu_perf *p, const struct 
 	return VPMU_COUNT_NONE;
 }
 
-static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned slot,
+static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, unsigned slot,
 			    uint64_t value)
 {
 	struct vpmu_perf *p = ctx;
-	struct perf_slot *s = slot_for(p, cpu, m);
+	struct perf_slot *s = slot_for(p, cpu, pmu);
 	if (!s || slot >= VPMU_MAX_CTRL_SLOTS)
 		return;
 	if (s->ctrl[slot] == value)
@@ -151,11 +156,11 @@ static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m,
 	s->ctrl[slot] = value;
 	/* One image may steer several counters (a P5 CESR, a P4 ESCR): decode each,
 	 * and touch only those whose configuration changed. */
-	for (unsigned pmc = 0; pmc < m->nr_ctrs && pmc < VPMU_MAX_CTRS; pmc++) {
+	for (unsigned pmc = 0; pmc < vpmu_pmu_nr_ctrs(pmu) && pmc < VPMU_MAX_CTRS; pmc++) {
 		struct perf_ctr *c = &s->ctr[pmc];
 		unsigned priv;
 		bool irq;
-		int ev = vpmu_model_decode_ctr(m, s->ctrl, pmc, &priv, &irq);
+		int ev = vpmu_pmu_decode_ctr(pmu, s->ctrl, pmc, &priv, &irq);
 		if (!priv)
 			ev = VPMU_EV_NONE;
 		enum vpmu_count_source src = source_of(p, s, ev);
@@ -170,12 +175,12 @@ static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m,
 		c->irq = irq;
 		c->src = src;
 		if (irq && src != VPMU_COUNT_NONE)
-			s->irq_mask |= 1u << pmc;
+			s->irq_mask |= 1ull << pmc;
 		else
-			s->irq_mask &= ~(1u << pmc);
+			s->irq_mask &= ~(1ull << pmc);
 		c->refused = false;
 		if (irq)
-			c->ovf_at = next_overflow(s, c->value);
+			c->ovf_at = next_overflow(s, c, c->value);
 		if (p->host_pmu) {
 			/* The event is closed and opened again at the next entry only if
 			 * what it counts changed: perfctr's isuspend stops an i-mode
@@ -197,11 +202,11 @@ static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m,
 	}
 }
 
-static void perf_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc,
+static void perf_write_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, unsigned pmc,
 			   uint64_t value)
 {
 	struct vpmu_perf *p = ctx;
-	struct perf_slot *s = slot_for(p, cpu, m);
+	struct perf_slot *s = slot_for(p, cpu, pmu);
 	if (!s || pmc >= VPMU_MAX_CTRS)
 		return;
 	struct perf_ctr *c = &s->ctr[pmc];
@@ -211,8 +216,8 @@ static void perf_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, 
 	 * i-mode counter back with the value it holds: then only the laps above
 	 * the width go, and its overflow point (the host's period) stays where
 	 * it was relative to the value. */
-	uint64_t v = value & s->mask;
-	if (v == (c->value & s->mask)) {
+	uint64_t v = value & c->mask;
+	if (v == (c->value & c->mask)) {
 		uint64_t laps = c->value - v;
 		c->value = v;
 		c->ovf_at = c->ovf_at > laps ? c->ovf_at - laps : 0;
@@ -220,20 +225,20 @@ static void perf_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, 
 	}
 	c->value = v;
 	if (c->irq) {
-		c->ovf_at = next_overflow(s, c->value);
+		c->ovf_at = next_overflow(s, c, c->value);
 		c->rearm = true;
 		s->pending = true;
 	}
 }
 
-static uint64_t perf_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc)
+static uint64_t perf_read_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, unsigned pmc)
 {
 	struct vpmu_perf *p = ctx;
 	if (cpu >= p->nr_cpus || pmc >= VPMU_MAX_CTRS)
 		return 0;
 	struct perf_slot *s = &p->slot[cpu];
-	/* A reading changes nothing: another model's registers read as reset. */
-	if (s->model != m)
+	/* A reading changes nothing: another layout's registers read as reset. */
+	if (s->layout != vpmu_pmu_layout(pmu))
 		return 0;
 	return ctr_value(p, s, &s->ctr[pmc]);
 }
@@ -261,8 +266,8 @@ static void perf_enter(void *ctx, unsigned cpu)
 	/* The task clock interrupts at the first overflow among its counters
 	 * (their values: what the guest's clock stood at during the exit). */
 	uint64_t best = UINT64_MAX;
-	for (uint32_t m = s->irq_mask; m; m &= m - 1) {
-		struct perf_ctr *c = &s->ctr[__builtin_ctz(m)];
+	for (uint64_t m = s->irq_mask; m; m &= m - 1) {
+		struct perf_ctr *c = &s->ctr[__builtin_ctzll(m)];
 		c->rearm = false;
 		if (c->src == VPMU_COUNT_TASK_CLOCK) {
 			uint64_t v = ctr_value(p, s, c);
@@ -288,8 +293,8 @@ static void perf_poll(void *ctx, unsigned cpu)
 		s->deadline = 0;
 		s->pending = true;
 	}
-	for (uint32_t m = s->irq_mask; m; m &= m - 1) {
-		unsigned pmc = (unsigned)__builtin_ctz(m);
+	for (uint64_t m = s->irq_mask; m; m &= m - 1) {
+		unsigned pmc = (unsigned)__builtin_ctzll(m);
 		struct perf_ctr *c = &s->ctr[pmc];
 		uint64_t v = ctr_value(p, s, c);
 		if (v < c->ovf_at)
@@ -297,7 +302,7 @@ static void perf_poll(void *ctx, unsigned cpu)
 		ovf |= 1ull << pmc;
 		/* The next overflow is a full lap later. */
 		while (c->ovf_at <= v)
-			c->ovf_at += s->mask + 1;   /* widths are below 64 bits */
+			c->ovf_at += c->mask + 1;   /* widths are below 64 bits */
 		c->rearm = true;
 		s->pending = true;
 	}

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core.h"
+#include "vpmu/backend.h"
 #include "perf_slot.h"
 
 #define STAT_ADD(s, field, n) __atomic_fetch_add(&(s)->stats.field, (n), __ATOMIC_RELAXED)
@@ -66,6 +66,8 @@ void perf_slot_reset(struct vpmu_perf *p, struct perf_slot *s)
 		c->fd = -1;
 	}
 	memset(s->ctrl, 0, sizeof(s->ctrl));
+	s->layout = NULL;   /* the next write takes the widths in again (slot_for) */
+	s->pmu = NULL;
 	s->irq_mask = 0;
 	s->pending = true;   /* disarm the clock at the next entry */
 }

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../model.h"
+#include "vpmu/backend.h"
 #include "perf_sys.h"
 
 /* One guest counter, as this host counts it. */
@@ -31,16 +31,16 @@ struct perf_ctr {
 	uint64_t at;          /* the source's reading then (events) */
 	uint64_t ovf_at;      /* i-mode: the value of its next overflow */
 	uint64_t hw_count;    /* hardware: its event's count at the last read(2) */
+	uint64_t mask;        /* its width as a mask (vpmu_pmu_ctr_width) */
 };
 
 struct perf_slot {
-	const struct vpmu_model *model;  /* whose register layout the images use */
-	unsigned width;
-	uint64_t mask;                   /* the model's counter width */
+	const void *layout;              /* whose register layout the images use */
+	const struct vpmu_pmu *pmu;      /* the PMU whose widths the counters have */
 	bool msb;                        /* overflow at the MSB (PowerPC) */
 	bool pending;                    /* enter has work */
-	uint32_t irq_mask;               /* counters that interrupt and count (poll, enter) */
-	uint32_t hw_read;                /* hardware counters read since the last entry: their
+	uint64_t irq_mask;               /* counters that interrupt and count (poll, enter) */
+	uint64_t hw_read;                /* hardware counters read since the last entry: their
 	                                    count stands until the guest runs again */
 	bool bound;                      /* its thread called vpmu_perf_bind */
 	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];

@@ -15,14 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core.h"
+#include "vpmu/backend.h"
 
 struct sim_cpu {
 	/* Host register writes on this CPU: per CPU, because vCPUs switched in on
 	 * different host CPUs run on different threads (vpmu.h "Threading"); not
 	 * reset with the registers. */
 	uint64_t ctrl_writes, ctr_writes;
-	const struct vpmu_model *model;
+	const void *layout;                  /* vpmu_pmu_layout() of the registers */
+	const struct vpmu_pmu *pmu;          /* the last PMU that programmed them */
 	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
 	uint64_t ctr[VPMU_MAX_CTRS];
 };
@@ -36,50 +37,83 @@ struct vpmu_sim {
 	struct sim_cpu *cpu;
 };
 
-/* Registers of another model's layout do not carry over: start from reset. */
-static struct sim_cpu *sim_cpu(struct vpmu_sim *s, unsigned cpu, const struct vpmu_model *m)
+/* Registers of another layout do not carry over: start from reset. */
+static struct sim_cpu *sim_take_over(struct vpmu_sim *s, unsigned cpu, const struct vpmu_pmu *pmu)
 {
 	struct sim_cpu *c = &s->cpu[cpu];
-	if (c->model != m) {
+	if (c->layout != vpmu_pmu_layout(pmu)) {
 		memset(c->ctrl, 0, sizeof(c->ctrl));
 		memset(c->ctr, 0, sizeof(c->ctr));
-		c->model = m;
+		c->layout = vpmu_pmu_layout(pmu);
 	}
+	c->pmu = pmu;
 	return c;
 }
 
-static void sim_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned slot,
-			   uint64_t value)
+static void sim_set_ctrl(struct sim_cpu *c, unsigned slot, uint64_t value)
 {
-	struct vpmu_sim *s = ctx;
-	/* slot < the model's nr_ctrl_slots <= VPMU_MAX_CTRL_SLOTS (the core's). */
-	if (cpu >= s->nr_cpus)
-		return;
-	struct sim_cpu *c = sim_cpu(s, cpu, m);
 	c->ctrl[slot] = value;
 	c->ctrl_writes++;
 }
 
-static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc,
+/* Out of line, so that the write of the PMU that programmed the registers
+ * last (every write but a switch between VMs) saves nothing across a call. */
+static __attribute__((noinline)) void sim_write_ctrl_other(struct vpmu_sim *s, unsigned cpu,
+							   const struct vpmu_pmu *pmu,
+							   unsigned slot, uint64_t value)
+{
+	sim_set_ctrl(sim_take_over(s, cpu, pmu), slot, value);
+}
+
+static void sim_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, unsigned slot,
+			   uint64_t value)
+{
+	struct vpmu_sim *s = ctx;
+	/* slot < VPMU_MAX_CTRL_SLOTS (backend.h), but the sim may have fewer
+	 * CPUs than the host it serves. */
+	if (cpu >= s->nr_cpus)
+		return;
+	struct sim_cpu *c = &s->cpu[cpu];
+	if (__builtin_expect(c->pmu != pmu, 0))
+		return sim_write_ctrl_other(s, cpu, pmu, slot, value);
+	sim_set_ctrl(c, slot, value);
+}
+
+static uint64_t width_mask(unsigned width)
+{
+	return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+
+static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, unsigned pmc,
 			  uint64_t value)
 {
 	struct vpmu_sim *s = ctx;
 	if (cpu >= s->nr_cpus || pmc >= VPMU_MAX_CTRS)
 		return;
-	sim_cpu(s, cpu, m)->ctr[pmc] = value & vpmu_width_mask(m->ctr_width);
+	sim_take_over(s, cpu, pmu)->ctr[pmc] = value & width_mask(vpmu_pmu_ctr_width(pmu, pmc));
 	s->cpu[cpu].ctr_writes++;
 }
 
-static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_model *m, unsigned pmc)
+/* A reading changes nothing: another layout's registers read as reset.  Out
+ * of line with the fast path's arguments: a tail call that moves nothing. */
+static __attribute__((noinline)) uint64_t sim_read_other(void *ctx, unsigned cpu,
+							 const struct vpmu_pmu *pmu, unsigned pmc)
+{
+	const struct sim_cpu *c = &((const struct vpmu_sim *)ctx)->cpu[cpu];
+	return c->layout == vpmu_pmu_layout(pmu) ? c->ctr[pmc % VPMU_MAX_CTRS] : 0;
+}
+
+static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, unsigned pmc)
 {
 	const struct vpmu_sim *s = ctx;
-	/* pmc < the model's nr_ctrs <= VPMU_MAX_CTRS (the core's), but the sim may
+	/* pmc < the PMU's counters <= VPMU_MAX_CTRS (the core's), but the sim may
 	 * have fewer CPUs than the host it serves. */
 	if (cpu >= s->nr_cpus)
 		return 0;
-	/* A reading changes nothing: another model's registers read as reset. */
 	const struct sim_cpu *c = &s->cpu[cpu];
-	return c->model == m ? c->ctr[pmc] : 0;
+	if (__builtin_expect(c->pmu == pmu, 1))
+		return c->ctr[pmc];   /* the PMU that programmed them */
+	return sim_read_other(ctx, cpu, pmu, pmc);
 }
 
 static const struct vpmu_backend_ops sim_ops = {
@@ -138,21 +172,23 @@ static void sim_advance(struct vpmu_sim *s, unsigned cpu, unsigned ev_mask, uint
 			unsigned priv_mask)
 {
 	struct sim_cpu *c = &s->cpu[cpu];
-	const struct vpmu_model *m = c->model;
-	if (!m)
+	const struct vpmu_pmu *pmu = c->pmu;
+	if (!pmu)
 		return; /* nothing programmed on this CPU yet */
-	uint64_t mask = vpmu_width_mask(m->ctr_width), ovf = 0;
-	for (unsigned pmc = 0; pmc < m->nr_ctrs; pmc++) {
-		unsigned priv;
+	uint64_t ovf = 0;
+	bool msb = vpmu_pmu_overflows_at_msb(pmu);
+	for (unsigned pmc = 0; pmc < vpmu_pmu_nr_ctrs(pmu); pmc++) {
+		unsigned priv, width = vpmu_pmu_ctr_width(pmu, pmc);
 		bool irq;
-		int ev = vpmu_model_decode_ctr(m, c->ctrl, pmc, &priv, &irq);
+		int ev = vpmu_pmu_decode_ctr(pmu, c->ctrl, pmc, &priv, &irq);
 		if (ev < 0 || !(ev_mask & (1u << ev)) || !(priv & priv_mask))
 			continue;
-		/* The overflow is decided on the model-width register... */
+		/* The overflow is decided on the counter-width register... */
+		uint64_t mask = width_mask(width);
 		uint64_t old = c->ctr[pmc] & mask, now = (old + count) & mask;
 		bool crossed;
-		if (m->caps & VPMU_CAP_OVF_ON_MSB) /* PPC: the counter goes negative (bit width-1 set) */
-			crossed = !(old >> (m->ctr_width - 1)) && (now >> (m->ctr_width - 1) || count > mask);
+		if (msb) /* PPC: the counter goes negative (bit width-1 set) */
+			crossed = !(old >> (width - 1)) && (now >> (width - 1) || count > mask);
 		else               /* x86: the full-width counter wraps from all-ones to zero */
 			crossed = count > mask || count > mask - old;
 		if (irq && crossed)

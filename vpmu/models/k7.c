@@ -18,7 +18,7 @@ static const struct vpmu_model_ops k7_ops = {
 	.check_control = k7_check_control,
 	.decode_ctr = k7_decode_ctr,
 	/* AMD's LVTPC is not masked on PMI delivery (unlike Intel's P4/Pentium M). */
-	.lvtpc_automask = NULL,
+	.pmi_automask = NULL,
 };
 
 const struct vpmu_model vpmu_model_k7 = {

@@ -313,7 +313,7 @@ static bool p4_pmi_asserted(const struct vpmu_model *m, const struct vpmu_ctx *c
 
 /* Every P4 masks its LVTPC entry when it delivers a PMI (Intel SDM vol. 3,
  * "Performance monitoring counter interrupts"; Linux's P4 handler unmasks it). */
-static bool p4_lvtpc_automask(const struct vpmu_model *m, const struct vpmu_vm_opts *o)
+static bool p4_pmi_automask(const struct vpmu_model *m, const struct vpmu_vm_opts *o)
 {
 	(void)m, (void)o;
 	return true;
@@ -329,7 +329,7 @@ static const struct vpmu_model_ops p4_ops = {
 	.ctl_key = p4_ctl_key,
 	.overflow = p4_overflow,
 	.pmi_asserted = p4_pmi_asserted,
-	.lvtpc_automask = p4_lvtpc_automask,
+	.pmi_automask = p4_pmi_automask,
 };
 
 /* CPUID.1:EDX of a Pentium 4 without DS, ACPI, TM and PBE (no thermal or

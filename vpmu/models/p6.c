@@ -211,7 +211,7 @@ static bool p6_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsi
 /* The Pentium M and later family-6 parts set the LVTPC mask on PMI delivery; the
  * Pentium Pro/II/III do not (Intel SDM vol. 3, "Performance Monitoring
  * Overview", Pentium M notes; perfctr x86.c lvtpc_reinit_needed). */
-static bool p6_lvtpc_automask(const struct vpmu_model *m, const struct vpmu_vm_opts *o)
+static bool p6_pmi_automask(const struct vpmu_model *m, const struct vpmu_vm_opts *o)
 {
 	(void)m;
 	return o->cpumodel >= 9;
@@ -223,7 +223,7 @@ static const struct vpmu_model_ops p6_ops = {
 	.derive = p6_derive,
 	.check_control = p6_check_control,
 	.decode_ctr = p6_decode_ctr,
-	.lvtpc_automask = p6_lvtpc_automask,
+	.pmi_automask = p6_pmi_automask,
 };
 
 const struct vpmu_model vpmu_model_p6 = {
