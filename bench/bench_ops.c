@@ -67,6 +67,10 @@ static const struct bench_model bench_models[] = {
 	 * FSB_DATA_ACTIVITY:DRDY_DRV|DRDY_OWN; counter 0's CCCR selects it (ENABLE,
 	 * ESCR_SELECT 6, ACTIVE_THREAD 3): Linux's P4 programming. */
 	{ "p4", 0x3A2, 0x300, 0x2600020C, 0x2E00060C, 0x360, 0x3D000, 0x3C000, 0x360, 0x3D000 },
+	/* Architectural perfmon v4: EN | OS | USR, UnHalted Core Cycles (0x3C) and
+	 * Instruction Retired (0xC0) on counter 0 (GLOBAL_CTRL enables the general
+	 * counters at reset). */
+	{ "skylake", 0x186, 0xC1, 0x43003C, 0x4300C0, 0x186, 0x43003C, 0x03003C, 0, 0 },
 };
 #define NR_BENCH_MODELS (sizeof(bench_models) / sizeof(bench_models[0]))
 
@@ -157,6 +161,38 @@ __attribute__((noinline)) static void op_live_publish(struct bench *b, uint64_t 
 	kvm_live_serve(&b->live, b->vcpu[0], &b->stats);
 }
 
+/* Linux's PMI handler on architectural perfmon (arch/x86/events/intel/core.c
+ * intel_pmu_handle_irq): GLOBAL_CTRL off, GLOBAL_STATUS read, the sampling
+ * counter read (RDPMC) and reloaded through its full-width alias, the status
+ * cleared (GLOBAL_OVF_CTRL / STATUS_RESET), GLOBAL_CTRL on. */
+__attribute__((noinline)) static void op_pmi_handler(struct bench *b, uint64_t i)
+{
+	enum vpmu_fault f;
+	uint64_t status, val;
+	(void)i;
+	struct vpmu_vcpu *v = b->vcpu[0];
+	/* Counter 1 samples cycles (INT) next to counter 0's counting event, as
+	 * perf record beside perf stat: set up once, in the first iteration. */
+	if (i == 0)
+		vpmu_reg_write(v, VPMU_SPACE_MSR, 0x187, 0x53003C, &f);
+	vpmu_reg_write(v, VPMU_SPACE_MSR, 0x38F, 0, &f);
+	vpmu_reg_read(v, VPMU_SPACE_MSR, 0x38E, &status, &f);
+	vpmu_rdpmc(v, 1, &val, &f);
+	vpmu_reg_write(v, VPMU_SPACE_MSR, 0x4C2, 0xFFFFFFF00000ull, &f);
+	vpmu_reg_write(v, VPMU_SPACE_MSR, 0x390, 0x2, &f);
+	vpmu_reg_write(v, VPMU_SPACE_MSR, 0x38F, 0x3, &f);
+	b->sink += status + val;
+}
+
+/* A GLOBAL_CTRL write that changes nothing (Linux's enable_all when the
+ * counters are already on). */
+__attribute__((noinline)) static void op_global_same(struct bench *b, uint64_t i)
+{
+	enum vpmu_fault f;
+	(void)i;
+	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, 0x38F, 0xF, &f);
+}
+
 struct op {
 	const char *name;
 	op_fn fn;
@@ -171,6 +207,8 @@ static const struct op ops[] = {
 	{ "read", op_read },
 	{ "switch-hit", op_switch_hit },
 	{ "switch-miss", op_switch_miss },
+	{ "pmi-handler", op_pmi_handler },
+	{ "global-same", op_global_same },
 };
 #define NR_OPS (sizeof(ops) / sizeof(ops[0]))
 

@@ -435,9 +435,7 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	memset(v->vidx, -1, sizeof(v->vidx));  /* no counter is in the (empty) control */
 	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++)
 		v->memo[i].ev[0] = v->memo[i].ev[1] = VPMU_EVENT_UNRESOLVED;
-	for (unsigned i = 0; m->misc_reset && i < m->nr_regs; i++)
-		if (m->regs[i].kind == VPMU_REG_MISC && m->regs[i].index < VPMU_MAX_MISC)
-			v->own.misc[m->regs[i].index] = m->misc_reset[m->regs[i].index];
+	memcpy(v->own.misc, vm->pmu.misc_reset, sizeof(v->own.misc));
 	if (vm->opts.ht && attach_core(vm, v, index) < 0) {
 		free(v);
 		return -ENOMEM;

@@ -258,6 +258,8 @@ struct vpmu_pmu {
 	 * descriptor's: a VM with 4 of 8 general counters lacks the others). */
 	unsigned nr_regs;
 	struct vpmu_reg regs[VPMU_MAX_REGS];
+	/* Reset values of the MISC registers (the descriptor's misc_reset). */
+	uint64_t misc_reset[VPMU_MAX_MISC];
 	/* The event table of this identity. */
 	const struct vpmu_event_desc *events;
 	unsigned nr_events;

@@ -124,6 +124,9 @@ static void pmu_defaults(struct vpmu_pmu *p, const struct vpmu_model *m,
 	p->nr_regs = m->nr_regs <= VPMU_MAX_REGS ? m->nr_regs : 0;
 	if (p->nr_regs)
 		memcpy(p->regs, m->regs, p->nr_regs * sizeof(p->regs[0]));
+	for (unsigned i = 0; m->misc_reset && i < m->nr_regs; i++)
+		if (m->regs[i].kind == VPMU_REG_MISC && m->regs[i].index < VPMU_MAX_MISC)
+			p->misc_reset[m->regs[i].index] = m->misc_reset[m->regs[i].index];
 	p->events = m->events;
 	p->nr_events = m->nr_events;
 	p->event_exclude = m->event_exclude;
@@ -138,8 +141,14 @@ static bool pmu_valid(const struct vpmu_pmu *p)
 	    (p->nr_fixed && p->fixed_base + p->nr_fixed > p->nr_ctrs) ||
 	    p->nr_regs > VPMU_REG_HASH_SIZE / 2 || p->nr_cpuid > VPMU_MAX_CPUID_LEAVES)
 		return false;
+	/* A counter number without a register (the gap between architectural
+	 * perfmon's general and fixed counters) may have width 0. */
 	for (unsigned i = 0; i < p->nr_ctrs; i++)
-		if (!p->width[i] || p->width[i] > 64)
+		if (p->width[i] > 64)
+			return false;
+	for (unsigned i = 0; i < p->nr_regs; i++)
+		if (p->regs[i].kind == VPMU_REG_CTR &&
+		    (p->regs[i].index >= p->nr_ctrs || !p->width[p->regs[i].index]))
 			return false;
 	for (unsigned i = 1; i < p->nr_regs; i++)
 		if (p->regs[i].addr <= p->regs[i - 1].addr)

@@ -16,6 +16,11 @@ extern const struct vpmu_model vpmu_model_p4_em64t;
 extern const struct vpmu_model vpmu_model_k7;
 extern const struct vpmu_model vpmu_model_k8;
 extern const struct vpmu_model vpmu_model_c3;
+extern const struct vpmu_model vpmu_model_core2;
+extern const struct vpmu_model vpmu_model_nehalem;
+extern const struct vpmu_model vpmu_model_skylake;
+extern const struct vpmu_model vpmu_model_icelake;
+extern const struct vpmu_model vpmu_model_sapphirerapids;
 extern const struct vpmu_model vpmu_model_generic;
 
 const struct vpmu_model *const vpmu_models[] = {
@@ -33,6 +38,11 @@ const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_k7,
 	&vpmu_model_k8,
 	&vpmu_model_c3,
+	&vpmu_model_core2,
+	&vpmu_model_nehalem,
+	&vpmu_model_skylake,
+	&vpmu_model_icelake,
+	&vpmu_model_sapphirerapids,
 	&vpmu_model_generic,
 };
 
