@@ -204,6 +204,10 @@ static int do_vm(struct ctx *c, char **t, int n)
 			if (num(c, t[i] + 9, &v) || v > 15)
 				return c->res->error ? -1 : bad(c, "stepping out of range");
 			cfg.stepping = (int)v;
+		} else if (strncmp(t[i], "nr-general=", 11) == 0) {
+			if (num(c, t[i] + 11, &v) || v > 64)
+				return c->res->error ? -1 : bad(c, "nr-general out of range");
+			cfg.nr_general = (int)v;
 		} else if (strncmp(t[i], "ht=", 3) == 0) {
 			if (num(c, t[i] + 3, &v) || v > 1)
 				return c->res->error ? -1 : bad(c, "ht must be 0 or 1");
