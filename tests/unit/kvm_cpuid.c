@@ -216,6 +216,63 @@ int main(void)
 	struct vpmu_model_info mi;
 	ok(vpmu_model_info("p6", &mi) == 0 && !mi.pmi_automask,
 	   "the p6 model's default identity reports no auto-mask");
+	/* AMD Zen: Fn8000_0001 ECX bit 23 PerfCtrExtCore on both; zen4's PerfMonV2
+	 * leaf Fn8000_0022 (EAX bit 0; EBX[3:0] NumPerfCtrCore), which a narrowed
+	 * VM shows narrowed; wider than the CPU's six or zero: refused (AMD APM
+	 * vol. 2 "Performance Monitoring Counters"; CPUID Fn8000_0022). */
+	{
+		struct vpmu_cpuid_leaf cl[VPMU_MAX_CPUID_LEAVES];
+		const struct vpmu_cpuid_leaf *l;
+		struct vpmu_vm_config zc = VPMU_VM_CONFIG_INIT;
+		struct vpmu_vm *z1 = NULL, *z4 = NULL, *z4n = NULL, *bad = NULL;
+		zc.model = "zen1";
+		ok(vpmu_vm_create(host, &zc, &z1) == 0, "zen1: created");
+		int nl = vpmu_vm_cpuid(z1, cl, VPMU_MAX_CPUID_LEAVES);
+		l = NULL;
+		for (int i = 0; i < nl; i++)
+			if (cl[i].function == 0x80000001)
+				l = &cl[i];
+		ok(l && (l->ecx & (1u << 23)) && l->eax == 0x800F11,
+		   "zen1: 80000001h ECX PerfCtrExtCore, signature family 17h model 1 stepping 1");
+		l = NULL;
+		for (int i = 0; i < nl; i++)
+			if (cl[i].function == 0x80000022)
+				l = &cl[i];
+		ok(!l, "zen1: no PerfMonV2 leaf");
+		zc.nr_general = 4;
+		ok(vpmu_vm_create(host, &zc, &bad) == -EINVAL, "zen1: no narrowing (nothing would tell the guest)");
+		zc.model = "zen4";
+		zc.nr_general = -1;
+		ok(vpmu_vm_create(host, &zc, &z4) == 0, "zen4: created");
+		nl = vpmu_vm_cpuid(z4, cl, VPMU_MAX_CPUID_LEAVES);
+		l = NULL;
+		for (int i = 0; i < nl; i++)
+			if (cl[i].function == 0x80000022)
+				l = &cl[i];
+		ok(l && l->eax == 1 && l->ebx == 6, "zen4: 80000022h EAX PerfMonV2, EBX 6 counters");
+		for (int i = 0; i < nl; i++)
+			if (cl[i].function == 0x80000000)
+				l = &cl[i];
+		ok(l && l->function == 0x80000000 && l->eax >= 0x80000022, "zen4: 80000000h reaches 80000022h");
+		zc.nr_general = 3;
+		ok(vpmu_vm_create(host, &zc, &z4n) == 0, "zen4 nr_general 3: created");
+		nl = vpmu_vm_cpuid(z4n, cl, VPMU_MAX_CPUID_LEAVES);
+		l = NULL;
+		for (int i = 0; i < nl; i++)
+			if (cl[i].function == 0x80000022)
+				l = &cl[i];
+		ok(l && l->ebx == 3, "zen4 nr_general 3: 80000022h EBX 3");
+		struct vpmu_pmu_info pi;
+		ok(vpmu_vm_pmu(z4n, &pi) == 0 && pi.nr_general == 3 && pi.general_width == 48 &&
+		   pi.version == 2, "zen4 nr_general 3: 3 x 48-bit counters, version 2");
+		zc.nr_general = 7;
+		ok(vpmu_vm_create(host, &zc, &bad) == -EINVAL, "zen4 nr_general 7: -EINVAL");
+		zc.nr_general = 0;
+		ok(vpmu_vm_create(host, &zc, &bad) == -EINVAL, "zen4 nr_general 0: -EINVAL");
+		vpmu_vm_destroy(z1);
+		vpmu_vm_destroy(z4);
+		vpmu_vm_destroy(z4n);
+	}
 	vpmu_vm_destroy(p3);
 	vpmu_vm_destroy(pm);
 	vpmu_vm_destroy(banias);

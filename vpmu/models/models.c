@@ -15,6 +15,8 @@ extern const struct vpmu_model vpmu_model_p4;
 extern const struct vpmu_model vpmu_model_p4_em64t;
 extern const struct vpmu_model vpmu_model_k7;
 extern const struct vpmu_model vpmu_model_k8;
+extern const struct vpmu_model vpmu_model_zen1;
+extern const struct vpmu_model vpmu_model_zen4;
 extern const struct vpmu_model vpmu_model_c3;
 extern const struct vpmu_model vpmu_model_core2;
 extern const struct vpmu_model vpmu_model_nehalem;
@@ -37,6 +39,8 @@ const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_p4_em64t,
 	&vpmu_model_k7,
 	&vpmu_model_k8,
+	&vpmu_model_zen1,
+	&vpmu_model_zen4,
 	&vpmu_model_c3,
 	&vpmu_model_core2,
 	&vpmu_model_nehalem,
