@@ -108,11 +108,10 @@ static inline bool globals_equal(const struct vpmu_model *m, const struct vpmu_c
 	return true;
 }
 
-/* Whether two controls are equal, compared only as far as their counters reach. */
-static inline bool ctl_equal(const struct vpmu_model *m, const struct vpmu_ctl *a,
-			     const struct vpmu_ctl *b)
+/* Whether two controls have the same counters, entry by entry. */
+static inline bool entries_equal(const struct vpmu_ctl *a, const struct vpmu_ctl *b)
 {
-	if (a->nractrs != b->nractrs || a->nrictrs != b->nrictrs || !globals_equal(m, a, b))
+	if (a->nractrs != b->nractrs || a->nrictrs != b->nrictrs)
 		return false;
 	for (unsigned i = 0; i < vpmu_ctl_n(a); i++) {
 		const struct vpmu_ctl_ctr *x = &a->ctr[i], *y = &b->ctr[i];
@@ -121,6 +120,13 @@ static inline bool ctl_equal(const struct vpmu_model *m, const struct vpmu_ctl *
 			return false;
 	}
 	return true;
+}
+
+/* Whether two controls are equal, compared only as far as their counters reach. */
+static inline bool ctl_equal(const struct vpmu_model *m, const struct vpmu_ctl *a,
+			     const struct vpmu_ctl *b)
+{
+	return globals_equal(m, a, b) && entries_equal(a, b);
 }
 
 /* Install a new control; a running vCPU is suspended and resumed around it, as
@@ -152,6 +158,12 @@ static inline __attribute__((always_inline)) void install_control(struct vpmu_vc
 		vpmu_state_reprogram(v, ctl);
 		return;
 	}
+	if (__builtin_expect(v->cpu >= 0 && (v->model->caps & VPMU_CAP_GLOBAL_GATE), 0) &&
+	    entries_equal(ctl, cur)) {
+		if (!globals_equal(v->model, ctl, cur))
+			vpmu_state_regate(v, ctl);
+		return;
+	}
 	if (ctl_equal(v->model, ctl, cur))
 		return;
 apply:
@@ -181,7 +193,12 @@ static inline void txn_init(struct vpmu_txn *t, struct vpmu_vcpu *v, bool host)
 	t->vcpu = v;
 	t->host = host;
 	t->n = 0;
+	/* host, n, retarget, retarget_aux, keep_control and regate are adjacent
+	 * bytes: one store. */
 	t->retarget = VPMU_TXN_NO_RETARGET;
+	t->retarget_aux = false;
+	t->keep_control = false;
+	t->regate = 0;
 	t->violations = 0;
 	t->ctr_mask = 0;
 }
@@ -234,8 +251,8 @@ static void check_retarget(struct vpmu_vcpu *v, const struct vpmu_ctl *patched)
 	for (unsigned i = full.nractrs; i < vpmu_ctl_n(&full); i++)
 		full.ctr[i].ireset = patched->ctr[i].ireset;   /* the core's, not the model's */
 	if (!ctl_equal(v->model, &full, patched)) {
-		fprintf(stderr, "libvpmu: model %s: a retargeting write's control differs from "
-			"the derived one\n", v->model->name);
+		fprintf(stderr, "libvpmu: model %s: a retargeting or control-keeping write's "
+			"control differs from the derived one\n", v->model->name);
 		abort();
 	}
 }
@@ -327,6 +344,59 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_retarget(struct
 	return retarget_commit(v, t, viol, strict, host, false);
 }
 
+/* A write the model says leaves the control as it is (vpmu_txn_keep_control):
+ * the rules over the current control, and nothing to install. */
+static __attribute__((noinline)) enum vpmu_fault txn_keep(struct vpmu_vcpu *v, struct vpmu_txn *t,
+							   uint32_t viol, bool strict, bool host)
+{
+#ifdef VPMU_CONTRACT_CHECKS
+	check_retarget(v, &v->ctl);
+#endif
+	if (!host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
+		viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
+	record_violations(v, viol);
+	if (viol && strict) {
+		txn_undo(t);
+		return VPMU_FAULT_STRICT;
+	}
+	if (v->core)
+		notify_sibling(v);
+	return VPMU_FAULT_NONE;
+}
+
+/* A write that changes only global k of the control (vpmu_txn_regate): the
+ * gate's image written in place, or, switched out, the control patched. */
+static enum vpmu_fault txn_regate(struct vpmu_vcpu *v, struct vpmu_txn *t, uint32_t viol,
+				  bool strict, bool host)
+{
+	unsigned k = (t->regate - 1u) % 4u;
+	uint64_t old = v->ctl.global[k];
+	v->ctl.global[k] = t->regate_val;
+#ifdef VPMU_CONTRACT_CHECKS
+	check_retarget(v, &v->ctl);
+#endif
+	if (!host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
+		viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
+	record_violations(v, viol);
+	if (viol && strict) {
+		v->ctl.global[k] = old;
+		txn_undo(t);
+		return VPMU_FAULT_STRICT;
+	}
+	if (old != t->regate_val) {
+		v->id_valid = false;
+		if (v->cpu >= 0) {
+			unsigned slot = v->model->global_slot[k];
+			if (v->cache->ctrl[slot] != t->regate_val)
+				vpmu_host_write_ctrl(v, slot, t->regate_val);
+			v->cache->id = ~0ull;   /* what write_control records for an unhashed control */
+		}
+	}
+	if (v->core)
+		notify_sibling(v);
+	return VPMU_FAULT_NONE;
+}
+
 /* Steps 2 and 3 of a transaction whose step 1 (the model's op) accepted it. */
 static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct vpmu_vcpu *v,
 									  struct vpmu_txn *t,
@@ -336,6 +406,11 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 	bool strict = v->strict && !host;
 	uint32_t viol = host ? 0 : t->violations;
 	if (!t->n) {
+		/* A gate written with the value it holds changes nothing (KVM's
+		 * GLOBAL_CTRL write: `if (pmu->global_ctrl == data)`; model.h
+		 * vpmu_txn_regate). */
+		if (t->regate)
+			return VPMU_FAULT_NONE;
 		/* The register file, hence the control, is unchanged (Linux's
 		 * read-modify-write of EVNTSEL0 often is): only the rules are re-checked. */
 		if (!t->ctr_mask && !host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
@@ -349,6 +424,10 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 	}
 	if (t->retarget != VPMU_TXN_NO_RETARGET && t->n == 1 && !t->ctr_mask)
 		return txn_retarget(v, t, viol, strict, host);
+	if (t->keep_control && !t->ctr_mask)
+		return txn_keep(v, t, viol, strict, host);
+	if (t->regate && t->n == 1 && !t->ctr_mask)
+		return txn_regate(v, t, viol, strict, host);
 	struct vpmu_ctl ctl;
 	derive_control(v, t, &ctl, host ? NULL : &viol);
 	if (!host && vpmu_ctl_n(&ctl) && v->mops->check_control)

@@ -425,6 +425,11 @@ static inline __attribute__((always_inline)) void vpmu_state_reprogram(struct vp
 		vpmu_write_control_images(v);
 }
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
+/* A running vCPU whose control changes only in its globals, on a model whose
+ * globals gate counting in the host images (VPMU_CAP_GLOBAL_GATE): the images
+ * that changed are written in place; every counter's difference runs on (a
+ * gated counter's host count stands still). */
+void vpmu_state_regate(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 /* An HT sibling, under its core's lock: take in what the other thread's
  * counter writes and reads asked of it (docs/models/p4.md); with fold_all,
  * fold every counter's count into the shared values. */

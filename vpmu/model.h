@@ -123,6 +123,9 @@ struct vpmu_txn {
 	uint8_t n;           /* registers changed (undo entries) */
 	uint8_t retarget;    /* vpmu_txn_retarget()'s counter, or VPMU_TXN_NO_RETARGET */
 	bool retarget_aux;   /* the retarget patches aux, not evntsel */
+	bool keep_control;   /* vpmu_txn_keep_control(): the control is unchanged */
+	uint8_t regate;      /* vpmu_txn_regate(): global index + 1, or 0 */
+	uint64_t regate_val;
 	uint64_t retarget_sel;
 	uint32_t violations; /* perfctr rules broken by the values written (step 1) */
 	uint64_t ctr_mask;   /* counters loaded: ctr_val[pmc] */
@@ -190,6 +193,28 @@ static inline void vpmu_txn_retarget_aux(struct vpmu_txn *t, unsigned pmc, uint6
 	t->retarget = (uint8_t)pmc;
 	t->retarget_sel = aux;
 	t->retarget_aux = true;
+}
+
+/* Optional: the registers this write changes are none the control is derived
+ * from (a status register's write-1-to-clear): the core skips the derive, as
+ * for a write that changes nothing.  The test and fuzz builds
+ * (VPMU_CONTRACT_CHECKS) derive anyway and abort if the control differs. */
+static inline void vpmu_txn_keep_control(struct vpmu_txn *t)
+{
+	t->keep_control = true;
+}
+
+/* Optional, on a VPMU_CAP_GLOBAL_GATE model, after setting the one register a
+ * write changes: the write changes nothing in the control but global k, which
+ * becomes `value` (a GLOBAL_CTRL write).  The core writes that gate's image in
+ * place (descriptor global_slot) instead of deriving the control again.  With
+ * no register staged (the value the gate holds written again), the write is
+ * no change at all: no counter loaded, no rule checked or recorded.
+ * VPMU_CONTRACT_CHECKS builds derive anyway and abort if the control differs. */
+static inline void vpmu_txn_regate(struct vpmu_txn *t, unsigned k, uint64_t value)
+{
+	t->regate = (uint8_t)(k + 1);
+	t->regate_val = value;
 }
 
 static inline void vpmu_txn_violate(struct vpmu_txn *t, unsigned rule)
@@ -264,6 +289,10 @@ struct vpmu_pmu {
 	const struct vpmu_event_desc *events;
 	unsigned nr_events;
 	uint64_t event_exclude;
+	/* The model's own per-VM values, which refresh computes and the ops read
+	 * (reserved-bit masks of this geometry, ...), as KVM keeps its
+	 * global_ctrl_rsvd in struct kvm_pmu. */
+	uint64_t model_data[8];
 	/* The CPUID leaves the VM presents (x86), function order. */
 	unsigned nr_cpuid;
 	struct vpmu_cpuid_leaf cpuid[VPMU_MAX_CPUID_LEAVES];
@@ -302,6 +331,11 @@ struct vpmu_cpuid_leaf *vpmu_pmu_cpuid(struct vpmu_pmu *p, uint32_t function, ui
 #define VPMU_CAP_HT         0x2u  /* hyper-threading: a VM may pair vCPUs as siblings */
 #define VPMU_CAP_OVF_ON_MSB 0x4u  /* overflow is the MSB becoming 1 (PPC), not a wrap */
 #define VPMU_CAP_NO_RDPMC   0x8u  /* x86 without RDPMC (plain P5): every RDPMC faults */
+/* The control's global[] gates counting in the host images (architectural
+ * perfmon's GLOBAL_CTRL): a change of the globals alone is written in place,
+ * without perfctr's suspend and resume, as KVM reprograms only the counters
+ * whose GLOBAL_CTRL bit changed. */
+#define VPMU_CAP_GLOBAL_GATE 0x10u
 
 struct vpmu_model;
 
@@ -397,6 +431,8 @@ struct vpmu_model {
 	unsigned ctr_width;         /* bits */
 	unsigned nr_ctrl_slots;
 	unsigned nr_globals;        /* entries of vpmu_ctl.global[] derive fills (P4: 2, PPC: 3) */
+	/* VPMU_CAP_GLOBAL_GATE: the host image slot of each global. */
+	const uint8_t *global_slot;
 	/* The RDPMC ECX bit that reads a counter's low 32 bits (the P4's fast
 	 * read, 0x80000000); 0: none, the index is the counter alone. */
 	uint32_t rdpmc_fast;

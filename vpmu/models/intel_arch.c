@@ -26,6 +26,8 @@
 #define ARCH_MAX_GP 8
 #define ARCH_FIXED_BASE 8
 #define ARCH_MAX_FIXED 4
+/* The host image slot of the GLOBAL_CTRL gate (after the counters' own). */
+#define ARCH_GATE_SLOT (ARCH_FIXED_BASE + ARCH_MAX_FIXED)
 
 #define MSR_PMC0 0xC1
 #define MSR_EVNTSEL0 0x186
@@ -140,10 +142,8 @@ static uint64_t counters_mask(const struct vpmu_pmu *p)
 	return ((1ull << p->nr_general) - 1) | (((1ull << p->nr_fixed) - 1) << 32);
 }
 
-static uint64_t evntsel_reserved(const struct vpmu_model *m)
-{
-	return 0xFFFFFFFF00000000ull | (cpu_of(m)->any_thread ? 0 : SEL_ANY);
-}
+/* The VM's reserved-bit masks, which refresh computes (vpmu_pmu.model_data). */
+enum { D_COUNTERS, D_EVNTSEL_RSVD, D_FIXED_RSVD, D_STATUS_BITS };
 
 static uint64_t fixed_ctrl_reserved(const struct vpmu_model *m, const struct vpmu_pmu *p)
 {
@@ -153,19 +153,32 @@ static uint64_t fixed_ctrl_reserved(const struct vpmu_model *m, const struct vpm
 	return ~ok;
 }
 
-static uint64_t status_bits(const struct vpmu_model *m, const struct vpmu_pmu *p)
-{
-	return counters_mask(p) | STATUS_COND_CHGD | (cpu_of(m)->version >= 4 ? STATUS_CTR_FRZ : 0);
-}
-
 static enum vpmu_fault arch_write(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 				  struct vpmu_txn *t, const struct vpmu_reg *reg, uint64_t val)
 {
+	(void)m;
 	const struct vpmu_pmu *p = cx->vm->pmu;
 	const uint64_t *misc = t->regs->misc;
+	/* GLOBAL_CTRL first: Linux writes it twice in every PMI (disable_all,
+	 * enable_all) and at every context switch of a profiled task. */
+	if (reg->index == M_GLOBAL_CTRL && reg->kind == VPMU_REG_MISC) {
+		/* The value it holds passed the reserved-bit check when written. */
+		if (val == misc[M_GLOBAL_CTRL]) {
+			vpmu_txn_regate(t, 0, val);   /* no change: nothing to do */
+			return VPMU_FAULT_NONE;
+		}
+		if (val & ~p->model_data[D_COUNTERS])
+			return VPMU_FAULT_RESERVED;
+		vpmu_txn_set_misc(t, M_GLOBAL_CTRL, val);
+		/* The gate alone changes, unless the counters are frozen (then the
+		 * gate stays shut: arch_derive). */
+		if (!(misc[M_GLOBAL_STATUS] & STATUS_CTR_FRZ))
+			vpmu_txn_regate(t, 0, val);
+		return VPMU_FAULT_NONE;
+	}
 	switch (reg->kind) {
 	case VPMU_REG_CTRL:
-		if (val & evntsel_reserved(m))
+		if (val & p->model_data[D_EVNTSEL_RSVD])
 			return VPMU_FAULT_RESERVED;
 		if (val & SEL_PC)
 			vpmu_txn_violate(t, R_PIN_CONTROL);
@@ -188,32 +201,30 @@ static enum vpmu_fault arch_write(const struct vpmu_model *m, const struct vpmu_
 	}
 	switch (reg->index) {
 	case M_FIXED_CTRL:
-		if (val & fixed_ctrl_reserved(m, p))
+		if (val & p->model_data[D_FIXED_RSVD])
 			return VPMU_FAULT_RESERVED;
 		vpmu_txn_set_misc(t, M_FIXED_CTRL, val);
-		return VPMU_FAULT_NONE;
-	case M_GLOBAL_CTRL:
-		if (val & ~counters_mask(p))
-			return VPMU_FAULT_RESERVED;
-		vpmu_txn_set_misc(t, M_GLOBAL_CTRL, val);
 		return VPMU_FAULT_NONE;
 	case M_GLOBAL_STATUS:
 		/* Read-only (SDM vol. 4): a restore loads it. */
 		if (!t->host)
 			return val == misc[M_GLOBAL_STATUS] ? VPMU_FAULT_NONE : VPMU_FAULT_READ_ONLY;
-		if (val & ~status_bits(m, p))
+		if (val & ~p->model_data[D_STATUS_BITS])
 			return VPMU_FAULT_RESERVED;
 		vpmu_txn_set_misc(t, M_GLOBAL_STATUS, val);
 		return VPMU_FAULT_NONE;
 	case M_OVF_CTRL:
 	case M_STATUS_SET:
 		/* Write-1-to-clear / -set of the status; the register reads 0. */
-		if (val & ~status_bits(m, p))
+		if (val & ~p->model_data[D_STATUS_BITS])
 			return VPMU_FAULT_RESERVED;
 		if (t->host)
 			return VPMU_FAULT_NONE;
 		vpmu_txn_set_misc(t, M_GLOBAL_STATUS, reg->index == M_OVF_CTRL
 					? misc[M_GLOBAL_STATUS] & ~val : misc[M_GLOBAL_STATUS] | val);
+		/* Overflow bits are status, not control: only CTR_FRZ gates. */
+		if (!(val & STATUS_CTR_FRZ))
+			vpmu_txn_keep_control(t);
 		return VPMU_FAULT_NONE;
 	case M_MISC_ENABLE:
 		if (!t->host)
@@ -251,32 +262,32 @@ static enum vpmu_fault arch_read(const struct vpmu_model *m, const struct vpmu_c
 	return VPMU_FAULT_NONE;
 }
 
-/* A counter counts while enabled in its own control and in GLOBAL_CTRL, and
- * the counters are not frozen (v4 CTR_FRZ); INT (a fixed field's PMI) makes
- * it an interrupting (i-mode) counter. */
+/* A counter counts while enabled in its own control (EN; a fixed field's OS
+ * or USR) and in GLOBAL_CTRL, and the counters are not frozen (v4 CTR_FRZ).
+ * The control holds every counter enabled in its own control, INT (a fixed
+ * field's PMI) making it interrupt, and GLOBAL_CTRL (0 while frozen) as its
+ * global: the gate, written in place (VPMU_CAP_GLOBAL_GATE). */
 static void arch_derive(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 			const struct vpmu_regfile *r, struct vpmu_ctl *ctl)
 {
 	(void)m;
 	const struct vpmu_pmu *p = cx->vm->pmu;
-	uint64_t global = r->misc[M_GLOBAL_CTRL], fixed = r->misc[M_FIXED_CTRL];
-	if (r->misc[M_GLOBAL_STATUS] & STATUS_CTR_FRZ)
-		return;
+	uint64_t fixed = r->misc[M_FIXED_CTRL];
 	struct vpmu_ctl_ctr imode[ARCH_MAX_GP + ARCH_MAX_FIXED];
 	unsigned n = 0, ni = 0;
 	for (unsigned i = 0; i < p->nr_general; i++) {
 		uint64_t sel = r->ctrl[i];
-		if (!(sel & SEL_EN) || !(global & global_bit(i)))
+		if (!(sel & SEL_EN))
 			continue;
 		if (sel & SEL_INT)
 			vpmu_ctl_set(&imode[ni++], i, sel);
 		else
 			vpmu_ctl_set(&ctl->ctr[n++], i, sel);
 	}
-	for (unsigned j = 0; j < p->nr_fixed; j++) {
+	for (unsigned j = 0; fixed && j < p->nr_fixed; j++) {
 		unsigned pmc = ARCH_FIXED_BASE + j;
 		uint64_t f = (fixed >> (4 * j)) & 0xF;
-		if (!(f & (FIX_OS | FIX_USR)) || !(global & global_bit(pmc)))
+		if (!(f & (FIX_OS | FIX_USR)))
 			continue;
 		if (f & FIX_PMI)
 			vpmu_ctl_set(&imode[ni++], pmc, f);
@@ -287,6 +298,21 @@ static void arch_derive(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 	for (unsigned i = 0; i < ni; i++)
 		ctl->ctr[n++] = imode[i];
 	ctl->nrictrs = ni;
+	ctl->global[0] = (r->misc[M_GLOBAL_STATUS] & STATUS_CTR_FRZ) ? 0 : r->misc[M_GLOBAL_CTRL];
+}
+
+/* Host images: each counter's in slot pmc, the gate in ARCH_GATE_SLOT, last
+ * (the counters are programmed before they are let count, as Linux's
+ * enable_all writes GLOBAL_CTRL after the event selects). */
+static unsigned arch_ctrl_images(const struct vpmu_model *m, const struct vpmu_ctl *ctl,
+				 struct vpmu_ctrl_image *out)
+{
+	(void)m;
+	unsigned k = 0;
+	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++)
+		out[k++] = (struct vpmu_ctrl_image){ (uint16_t)ctl->ctr[i].pmc, ctl->ctr[i].evntsel };
+	out[k++] = (struct vpmu_ctrl_image){ ARCH_GATE_SLOT, ctl->global[0] };
+	return k;
 }
 
 static uint32_t arch_check_control(const struct vpmu_model *m, const struct vpmu_ctx *cx,
@@ -307,8 +333,10 @@ static bool arch_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, un
 {
 	(void)m;
 	uint64_t img = ctrl[pmc];
+	if (pmc >= ARCH_FIXED_BASE + ARCH_MAX_FIXED || !(ctrl[ARCH_GATE_SLOT] & global_bit(pmc)))
+		return false;
 	if (is_fixed(pmc)) {
-		if (pmc >= ARCH_FIXED_BASE + ARCH_MAX_FIXED || !(img & (FIX_OS | FIX_USR)))
+		if (!(img & (FIX_OS | FIX_USR)))
 			return false;
 		*priv = ((img & FIX_USR) ? VPMU_PRIV_USER : 0) | ((img & FIX_OS) ? VPMU_PRIV_KERNEL : 0);
 		*interrupt = (img & FIX_PMI) != 0;
@@ -413,6 +441,11 @@ static int arch_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o
 	vpmu_pmu_set_width(p, 0, gp, c->gp_width);
 	vpmu_pmu_set_width(p, ARCH_FIXED_BASE, fixed, c->fixed_width);
 	vpmu_pmu_filter_regs(p, arch_keep_reg);
+	p->model_data[D_COUNTERS] = counters_mask(p);
+	p->model_data[D_EVNTSEL_RSVD] = 0xFFFFFFFF00000000ull | (c->any_thread ? 0 : SEL_ANY);
+	p->model_data[D_FIXED_RSVD] = fixed_ctrl_reserved(m, p);
+	p->model_data[D_STATUS_BITS] = counters_mask(p) | STATUS_COND_CHGD |
+				       (version >= 4 ? STATUS_CTR_FRZ : 0);
 	/* GLOBAL_CTRL resets with the general counters enabled, so that software
 	 * written for version 1 counts with EN alone (SDM vol. 3B, "Architectural
 	 * Performance Monitoring Version 2"; KVM sets it so at RESET). */
@@ -427,11 +460,14 @@ static int arch_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o
 	return 0;
 }
 
+static const uint8_t arch_global_slot[1] = { ARCH_GATE_SLOT };
+
 static const struct vpmu_model_ops arch_ops = {
 	.write = arch_write,
 	.read = arch_read,
 	.derive = arch_derive,
 	.check_control = arch_check_control,
+	.ctrl_images = arch_ctrl_images,
 	.decode_ctr = arch_decode_ctr,
 	.ctl_key = arch_ctl_key,
 	.overflow = arch_overflow,
@@ -467,9 +503,10 @@ static const struct vpmu_model_ops arch_ops = {
 			ARCH_EXT_ECX },                                                        \
 		.brand = brand_str,                                                            \
 		.regspace = VPMU_SPACE_MSR,                                                    \
-		.caps = VPMU_CAP_PCINT,                                                        \
+		.caps = VPMU_CAP_PCINT | VPMU_CAP_GLOBAL_GATE,                                  \
 		.nr_ctrs = ARCH_FIXED_BASE + ARCH_MAX_FIXED, .ctr_width = 48,                  \
-		.nr_ctrl_slots = ARCH_FIXED_BASE + ARCH_MAX_FIXED,                             \
+		.nr_ctrl_slots = ARCH_GATE_SLOT + 1, .nr_globals = 1,                          \
+		.global_slot = arch_global_slot,                                               \
 		.regs = arch_regs, .nr_regs = sizeof(arch_regs) / sizeof(arch_regs[0]),        \
 		.misc_reset = sym##_misc_reset,                                                \
 		.rules = arch_rules, .nr_rules = R_NR,                                         \
