@@ -218,8 +218,9 @@ static enum vpmu_fault arch_write(const struct vpmu_model *m, const struct vpmu_
 		/* Write-1-to-clear / -set of the status; the register reads 0. */
 		if (val & ~p->model_data[D_STATUS_BITS])
 			return VPMU_FAULT_RESERVED;
+		/* Write-only, no state: a restore can only load the 0 a save got. */
 		if (t->host)
-			return VPMU_FAULT_NONE;
+			return val ? VPMU_FAULT_RESERVED : VPMU_FAULT_NONE;
 		vpmu_txn_set_misc(t, M_GLOBAL_STATUS, reg->index == M_OVF_CTRL
 					? misc[M_GLOBAL_STATUS] & ~val : misc[M_GLOBAL_STATUS] | val);
 		/* Overflow bits are status, not control: only CTR_FRZ gates. */
@@ -231,10 +232,11 @@ static enum vpmu_fault arch_write(const struct vpmu_model *m, const struct vpmu_
 			val = (misc[M_MISC_ENABLE] & MISC_ENABLE_PMU_BITS) | (val & ~MISC_ENABLE_PMU_BITS);
 		vpmu_txn_set_misc(t, M_MISC_ENABLE, val);
 		return VPMU_FAULT_NONE;
-	default:   /* PERF_CAPABILITIES, INUSE: read-only */
-		if (t->host && reg->index == M_PERF_CAP)
-			return val == misc[M_PERF_CAP] ? VPMU_FAULT_NONE : VPMU_FAULT_RESERVED;
-		return t->host ? VPMU_FAULT_NONE : VPMU_FAULT_READ_ONLY;
+	default:   /* PERF_CAPABILITIES, INUSE: read-only; a restore loads what a
+		    * save got (INUSE is computed: its stored value is 0) */
+		if (t->host)
+			return val == misc[reg->index] ? VPMU_FAULT_NONE : VPMU_FAULT_RESERVED;
+		return VPMU_FAULT_READ_ONLY;
 	}
 }
 
@@ -492,9 +494,9 @@ static const struct vpmu_model_ops arch_ops = {
 #define ARCH_EXT_EDX (X_SYSCALL | X_NX | X_LM)
 #define ARCH_EXT_ECX 0x1u   /* LAHF/SAHF in 64-bit mode */
 
-#define ARCH_MODEL(sym, nm, desc, fam_model, step, ecx, brand_str, cpu_data)                   \
+#define ARCH_MODEL(sym, nm, desc, fam_model, step, ecx, brand_str, cpu_data, perf_cap)         \
 	static const uint64_t sym##_misc_reset[M_INUSE + 1] = {                                         \
-		[M_MISC_ENABLE] = MISC_ENABLE_PMU_BITS, [M_PERF_CAP] = (cpu_data)->perf_caps,    \
+		[M_MISC_ENABLE] = MISC_ENABLE_PMU_BITS, [M_PERF_CAP] = (perf_cap),    \
 	};                                                                                     \
 	const struct vpmu_model sym = {                                                        \
 		.name = nm,                                                                    \
@@ -530,16 +532,16 @@ static const struct arch_cpu sapphirerapids_cpu = { 5, 8, 48, 4, 48, 8, false, P
 
 ARCH_MODEL(vpmu_model_core2, "core2",
 	   "Intel Core 2 (Conroe, architectural perfmon v2): 2 x 40-bit general, 3 fixed counters",
-	   15, 6, CORE2_ECX, "Intel(R) Core(TM)2 CPU          6600  @ 2.40GHz", &core2_cpu);
+	   15, 6, CORE2_ECX, "Intel(R) Core(TM)2 CPU          6600  @ 2.40GHz", &core2_cpu, 0);
 ARCH_MODEL(vpmu_model_nehalem, "nehalem",
 	   "Intel Core i7 (Nehalem, architectural perfmon v3): 4 x 48-bit general, 3 fixed counters",
-	   26, 5, NHM_ECX, "Intel(R) Core(TM) i7 CPU         920  @ 2.67GHz", &nehalem_cpu);
+	   26, 5, NHM_ECX, "Intel(R) Core(TM) i7 CPU         920  @ 2.67GHz", &nehalem_cpu, 0);
 ARCH_MODEL(vpmu_model_skylake, "skylake",
 	   "Intel Core i7-6700K (Skylake, architectural perfmon v4): 4 x 48-bit general, 3 fixed",
-	   94, 3, NHM_ECX, "Intel(R) Core(TM) i7-6700K CPU @ 4.00GHz", &skylake_cpu);
+	   94, 3, NHM_ECX, "Intel(R) Core(TM) i7-6700K CPU @ 4.00GHz", &skylake_cpu, PERF_CAP_FW_WRITE);
 ARCH_MODEL(vpmu_model_icelake, "icelake",
 	   "Intel Core i7-1065G7 (Ice Lake, architectural perfmon v5): 8 x 48-bit general, 4 fixed",
-	   126, 5, NHM_ECX, "Intel(R) Core(TM) i7-1065G7 CPU @ 1.30GHz", &icelake_cpu);
+	   126, 5, NHM_ECX, "Intel(R) Core(TM) i7-1065G7 CPU @ 1.30GHz", &icelake_cpu, PERF_CAP_FW_WRITE);
 ARCH_MODEL(vpmu_model_sapphirerapids, "sapphirerapids",
 	   "Intel Xeon 8480+ (Sapphire Rapids, architectural perfmon v5): 8 x 48-bit general, 4 fixed",
-	   143, 8, NHM_ECX, "Intel(R) Xeon(R) Platinum 8480+", &sapphirerapids_cpu);
+	   143, 8, NHM_ECX, "Intel(R) Xeon(R) Platinum 8480+", &sapphirerapids_cpu, PERF_CAP_FW_WRITE);

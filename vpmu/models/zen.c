@@ -151,6 +151,9 @@ static enum vpmu_fault zen_write(const struct vpmu_model *m, const struct vpmu_c
 		return VPMU_FAULT_NONE;
 	case ZEN_MISC_STATUS_CLR:
 	case ZEN_MISC_STATUS_SET: {
+		/* Write-only, no state: a restore can only load the 0 a save got. */
+		if (t->host)
+			return val ? VPMU_FAULT_RESERVED : VPMU_FAULT_NONE;
 		/* Bit 58, LbrFreeze, is defined (Linux amd_pmu_cpu_reset writes
 		 * GLOBAL_STATUS_LBRS_FROZEN | the counter mask to StatusClr); no LBR
 		 * is emulated, so it never sets and writing it changes nothing. */
