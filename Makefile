@@ -112,6 +112,9 @@ $(B)/tests/live_stat: $(B)/obj/tests/unit/live_stat.o $(filter-out %/vpmu-stat.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(STAT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
 
+# The KVM glue's test answers the glue's KVM calls itself (tests/unit/kvm_glue.c).
+$(B)/tests/kvm_glue: LDFLAGS += -Wl,--wrap=ioctl
+
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)

@@ -58,7 +58,8 @@ struct vpmu_kvm_stats {
 	uint64_t msr_faults;       /* of which answered with #GP */
 	uint64_t msr_ns;           /* libvpmu's time on the msr_timed exits: from the exit
 	                              to the next entry, the answer and what it changed
-	                              (vpmu_vcpu_enter) included (CLOCK_MONOTONIC) */
+	                              (vpmu_vcpu_enter) included, a PMI's delivery before
+	                              that entry not (pmi_ns) (CLOCK_MONOTONIC) */
 	uint64_t msr_timed;        /* exits timed: one in VPMU_KVM_TIMED_EXITS, so that the
 	                              clock readings stay off the other exits' path */
 	uint64_t pmis_fixed;       /* PMIs delivered with the LVTPC's fixed vector */
@@ -76,6 +77,11 @@ struct vpmu_kvm_stats {
 	                              PMI is a level (the P4): held, and delivered at the
 	                              unmask if the guest left the status set (counted in
 	                              pmis_nmi/pmis_fixed then) */
+	uint64_t pmi_ns;           /* the glue's time delivering PMIs, on the pmi_timed
+	                              passes: its KVM calls, the LAPIC's read and write and
+	                              the injection (CLOCK_MONOTONIC) */
+	uint64_t pmi_timed;        /* passes over a pending or held PMI before an entry
+	                              (delivered, dropped or held), every one timed */
 };
 
 /* How guest RDPMC reaches the virtual PMU on this vCPU (docs/rdpmc.md), decided
