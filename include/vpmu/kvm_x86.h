@@ -26,7 +26,9 @@
  * sends with pthread_kill() to stop a vCPU) stays blocked on the vCPU thread except
  * inside KVM_RUN, so a kick that arrives between two runs is not lost: the next
  * KVM_RUN returns at once with -EINTR.  The caller must block it on the vCPU thread
- * (pthread_sigmask) before vpmu_kvm_vcpu_setup().
+ * (pthread_sigmask) before vpmu_kvm_vcpu_setup().  On a CPU that auto-masks the
+ * LVTPC, the glue kicks a VM's other vCPUs out of KVM_RUN while it sets one's
+ * LVTPC mask (vpmu_kvm_irq_begin below): they return -EINTR as for any kick.
  *
  * Functions return 0 or a negative errno (-EINVAL for a NULL or invalid argument);
  * on failure `err` (when non-NULL) holds a message naming the ioctl and what KVM
@@ -140,6 +142,18 @@ uint64_t vpmu_kvm_vcpu_snapshot_request(struct vpmu_kvm_vcpu *kv);
 int vpmu_kvm_vcpu_snapshot(const struct vpmu_kvm_vcpu *kv, struct vpmu_kvm_snapshot *out);
 const char *vpmu_kvm_rdpmc_name(enum vpmu_kvm_rdpmc mode);   /* one line, for logs */
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
+
+/* An interrupt the VMM raises in the VM from user space (KVM_IRQ_LINE,
+ * KVM_SIGNAL_MSI, a write to an irqfd), from any thread: between these two
+ * calls.  On a CPU that auto-masks the LVTPC (vpmu_vm_lvtpc_automask), the
+ * glue writes a vCPU's LAPIC page back whole to set the mask (KVM_SET_LAPIC),
+ * and an interrupt that reached the page in between would be lost: begin waits
+ * while such a write is under way, and the write waits for the injections
+ * begun (docs/integration.md, "The auto-mask and the LAPIC page").  Nothing to
+ * wait for on the other CPUs; vm: the one given to vpmu_kvm_vm_setup (NULL:
+ * nothing). */
+void vpmu_kvm_irq_begin(struct vpmu_vm *vm);
+void vpmu_kvm_irq_end(struct vpmu_vm *vm);
 
 /* The CPUID leaves the glue presents for the VM's model (for a VMM that builds
  * its own table): leaves 0 and 1, plus 0x80000000 and 0x80000001 where the model
