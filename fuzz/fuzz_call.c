@@ -116,9 +116,8 @@ NO_COVERAGE static void check_monotonic(struct fvm *fv)
 	for (unsigned k = 0; k < fv->nvcpus; k++) {
 		struct vpmu_totals t;
 		totals_of(fv->vcpu[k], &t);
-		const uint64_t *now = (const uint64_t *)&t, *was = (const uint64_t *)&fv->last[k];
-		for (size_t j = 0; j < sizeof(t) / sizeof(uint64_t); j++)
-			CHECK(now[j] >= was[j], "%s vCPU %u totals field %zu decreased", fv->model, k, j);
+		const char *f = totals_decreased(&fv->last[k], &t);
+		CHECK(!f, "%s vCPU %u totals: %s decreased", fv->model, k, f);
 		fv->last[k] = t;
 	}
 }

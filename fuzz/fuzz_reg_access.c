@@ -119,18 +119,14 @@ static void check_totals_monotonic(struct fvm *fv)
 	for (unsigned k = 0; k < fv->nvcpus; k++) {
 		struct vpmu_totals t;
 		CHECK(vpmu_vcpu_totals(fv->vcpu[k], &t) == 0, "totals failed");
-		const uint64_t *now = (const uint64_t *)&t, *was = (const uint64_t *)&fv->last[k];
-		for (size_t j = 0; j < sizeof(t) / sizeof(uint64_t); j++)
-			CHECK(now[j] >= was[j], "%s vCPU %u totals field %zu decreased: %llu -> %llu",
-			      vpmu_vm_model(fv->vm), k, j, (unsigned long long)was[j],
-			      (unsigned long long)now[j]);
+		const char *f = totals_decreased(&fv->last[k], &t);
+		CHECK(!f, "%s vCPU %u totals: %s decreased", vpmu_vm_model(fv->vm), k, f);
 		fv->last[k] = t;
 	}
 	struct vpmu_totals t;
 	CHECK(vpmu_vm_totals(fv->vm, &t) == 0, "vm totals failed");
-	const uint64_t *now = (const uint64_t *)&t, *was = (const uint64_t *)&fv->last_vm;
-	for (size_t j = 0; j < sizeof(t) / sizeof(uint64_t); j++)
-		CHECK(now[j] >= was[j], "VM totals field %zu decreased", j);
+	const char *f = totals_decreased(&fv->last_vm, &t);
+	CHECK(!f, "VM totals: %s decreased", f);
 	fv->last_vm = t;
 }
 

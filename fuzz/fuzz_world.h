@@ -6,10 +6,34 @@
 #ifndef VPMU_FUZZ_WORLD_H
 #define VPMU_FUZZ_WORLD_H
 
+#include <stdio.h>
+
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
 
 /* The sim backend over nr_cpus host CPUs, and a host on it. */
+/* The first count of was that is greater in now (the name of the field, with
+ * its index for the arrays' elements in a static buffer), or NULL: totals only
+ * grow.  Field by field, from the one list of counts (VPMU_TOTALS_COUNTS). */
+static inline const char *totals_decreased(const struct vpmu_totals *was,
+					   const struct vpmu_totals *now)
+{
+	static char name[32];
+	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++)
+		if (now->pmc[i] < was->pmc[i])
+			return snprintf(name, sizeof(name), "pmc[%u]", i), name;
+	for (unsigned e = 0; e < VPMU_EV_NR; e++)
+		if (now->events[e] < was->events[e])
+			return snprintf(name, sizeof(name), "events[%u]", e), name;
+#define FUZZ_DECREASED(f, ...) if (now->f < was->f) return #f;
+	VPMU_TOTALS_COUNTS(FUZZ_DECREASED)
+#undef FUZZ_DECREASED
+	for (unsigned r = 0; r < VPMU_MAX_RULES; r++)
+		if (now->violations[r] < was->violations[r])
+			return snprintf(name, sizeof(name), "violations[%u]", r), name;
+	return NULL;
+}
+
 static inline void fuzz_sim_host(unsigned nr_cpus, struct vpmu_sim **sim, struct vpmu_host **host)
 {
 	struct vpmu_backend be;

@@ -6,13 +6,15 @@
 #   - a hyper-threaded P4: two vCPU threads programming the shared CCCRs,
 #     ESCRs and counters at once (tests/unit/p4_ht.c);
 #   - the live accounting path (vCPU threads publishing snapshots while the
-#     socket server and its clients read them: tests/unit/live_stat.c).
+#     socket server and its clients read them: tests/unit/live_stat.c);
+#   - the KVM glue's LVTPC write gate on a fake KVM (two vCPU threads and a
+#     device thread: tests/unit/kvm_glue.c).
 # make check builds the binaries in $VPMU_TSAN_BUILD (build/tsan).  The TAP
 # of each is numbered as one: each runs as a subtest line.
 B=${VPMU_TSAN_BUILD:-build/tsan}
-echo "1..3"
+echo "1..4"
 n=0
-for t in "model_contract ht" "p4_ht" "live_stat"; do
+for t in "model_contract ht" "p4_ht" "live_stat" "kvm_glue"; do
 	n=$((n + 1))
 	bin=${t%% *}
 	if [ ! -x "$B/tests/$bin" ]; then

@@ -72,11 +72,13 @@ void accounting_print_run(const struct accounting_run *ar)
 		if (!s)
 			continue;
 		fprintf(m, "  vCPU %u KVM: msr-exits=%" PRIu64 " msr-faults=%" PRIu64
-			" libvpmu-ns/exit=%" PRIu64 " pmis-fixed=%" PRIu64 " pmis-nmi=%" PRIu64
+			" libvpmu-ns/exit=%" PRIu64 " pmi-inject-ns/pmi=%" PRIu64
+			" pmis-fixed=%" PRIu64 " pmis-nmi=%" PRIu64
 			" pmis-held=%" PRIu64 " pmis-lost-masked=%" PRIu64 " pmis-lost-apic-off=%" PRIu64
 			" pmis-lost-bad-mode=%" PRIu64 " kicks=%" PRIu64 " rdpmc-exits=%" PRIu64
 			" rdpmc-syncs=%" PRIu64 "\n",
 			i, s->msr_exits, s->msr_faults, s->msr_timed ? s->msr_ns / s->msr_timed : 0,
+			s->pmi_timed ? s->pmi_ns / s->pmi_timed : 0,
 			s->pmis_fixed, s->pmis_nmi, s->pmis_held, s->pmis_masked, s->pmis_apic_off,
 			s->pmis_bad_mode, s->kicks, s->rdpmc_exits, s->rdpmc_syncs);
 	}

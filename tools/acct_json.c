@@ -147,6 +147,40 @@ static unsigned nr_rules(const struct acct_vm *vm)
 	return vm->nr_rules < VPMU_MAX_RULES ? vm->nr_rules : VPMU_MAX_RULES;
 }
 
+/* The counts of VPMU_TOTALS_COUNTS (include/vpmu/vpmu.h), in its order: the
+ * object of TOTALS that holds each ("": TOTALS itself) and its key there. */
+static const struct {
+	unsigned part, k;
+	const char *obj, *key;
+} json_count[] = {
+#define JSON_COUNT(f, part, key, obj, jkey, ...) { part, VPMU_TOTALS_##f, obj, jkey },
+	VPMU_TOTALS_COUNTS(JSON_COUNT)
+#undef JSON_COUNT
+};
+
+/* The counts of one part into o, each count of an object after the one before
+ * it in that object. */
+static void counts(struct jb *b, struct json_object *o, const struct vpmu_totals *t, unsigned part)
+{
+	struct json_object *x = NULL;
+	const char *in = NULL;
+	for (size_t i = 0; i < sizeof(json_count) / sizeof(json_count[0]); i++) {
+		const char *obj = json_count[i].obj;
+		if (json_count[i].part != part)
+			continue;
+		if (!*obj) {
+			add_num(b, o, json_count[i].key, acct_count(t, json_count[i].k));
+			in = NULL;
+			continue;
+		}
+		if (!in || strcmp(in, obj)) {
+			x = add(b, o, obj, json_object_new_object(), KEY_NEW);
+			in = obj;
+		}
+		add_num(b, x, json_count[i].key, acct_count(t, json_count[i].k));
+	}
+}
+
 /* TOTALS, into the object o. */
 static void totals(struct jb *b, struct json_object *o, const struct acct_vm *vm,
 		   const struct vpmu_totals *t)
@@ -161,14 +195,8 @@ static void totals(struct jb *b, struct json_object *o, const struct acct_vm *vm
 	x = add(b, o, "counters", json_object_new_array(), KEY_NEW);
 	for (unsigned i = 0; i < nr_ctrs(vm) && x; i++)
 		push(b, x, num(t->pmc[i]));
-	x = add(b, o, "pmis", json_object_new_object(), KEY_NEW);
-	add_num(b, x, "raised", t->pmis);
-	x = add(b, o, "accesses", json_object_new_object(), KEY_NEW);
-	add_num(b, x, "reads", t->reads);
-	add_num(b, x, "writes", t->writes);
-	add_num(b, x, "calls", t->calls);
-	add_num(b, o, "faults", t->faults);
-	add_num(b, o, "strict_refusals", t->strict_refusals);
+	counts(b, o, t, VPMU_TOTALS_PART_PMIS);
+	counts(b, o, t, VPMU_TOTALS_PART_ACCESSES);
 	x = add(b, o, "violations", json_object_new_object(), KEY_NEW);
 	for (unsigned r = 0; r < nr_rules(vm) && x; r++) {
 		if (!t->violations[r])
@@ -179,8 +207,7 @@ static void totals(struct jb *b, struct json_object *o, const struct acct_vm *vm
 		else
 			add(b, x, rule_key(vm, r, tmp, sizeof(tmp)), num(t->violations[r]), 0);
 	}
-	add_num(b, o, "cache_hits", t->cache_hits);
-	add_num(b, o, "switch_ins", t->switch_ins);
+	counts(b, o, t, VPMU_TOTALS_PART_SWITCHES);
 }
 
 static void kvm_stats(struct jb *b, struct json_object *o, const struct vpmu_kvm_stats *k)

@@ -161,20 +161,33 @@ static int totals(struct rd *r, struct json_object *o, const char *path, const s
 			return err;
 	}
 
-	snprintf(p, sizeof(p), "%spmis.", path);
-	if (!(x = member(r, o, path, "pmis", json_type_object)) ||
-	    (err = count(r, x, p, "raised", &t->pmis)))
-		return -EINVAL;
-	snprintf(p, sizeof(p), "%saccesses.", path);
-	if (!(x = member(r, o, path, "accesses", json_type_object)) ||
-	    count(r, x, p, "reads", &t->reads) || count(r, x, p, "writes", &t->writes) ||
-	    count(r, x, p, "calls", &t->calls))
-		return -EINVAL;
-	if (count(r, o, path, "faults", &t->faults) ||
-	    count(r, o, path, "strict_refusals", &t->strict_refusals) ||
-	    count(r, o, path, "cache_hits", &t->cache_hits) ||
-	    count(r, o, path, "switch_ins", &t->switch_ins))
-		return -EINVAL;
+	/* the counts of VPMU_TOTALS_COUNTS (include/vpmu/vpmu.h), in its order,
+	 * each in its object of TOTALS ("": TOTALS itself) */
+	static const struct {
+		unsigned k;
+		const char *obj, *key;
+	} json_count[] = {
+#define JSON_COUNT(f, part, key, obj, jkey, ...) { VPMU_TOTALS_##f, obj, jkey },
+		VPMU_TOTALS_COUNTS(JSON_COUNT)
+#undef JSON_COUNT
+	};
+	const char *in = NULL;
+	x = o;
+	for (size_t i = 0; i < sizeof(json_count) / sizeof(json_count[0]); i++) {
+		const char *obj = json_count[i].obj;
+		if (!*obj) {
+			x = o;
+			in = NULL;
+			snprintf(p, sizeof(p), "%s", path);
+		} else if (!in || strcmp(in, obj)) {
+			snprintf(p, sizeof(p), "%s%s.", path, obj);
+			if (!(x = member(r, o, path, obj, json_type_object)))
+				return -EINVAL;
+			in = obj;
+		}
+		if (count(r, x, p, json_count[i].key, acct_count_ptr(t, json_count[i].k)))
+			return -EINVAL;
+	}
 
 	snprintf(p, sizeof(p), "%sviolations.", path);
 	if (!(x = member(r, o, path, "violations", json_type_object)))

@@ -26,22 +26,17 @@ static const char *const libvirt_perf_key[VPMU_EV_NR] = {
 	[VPMU_EV_CACHE_MISSES] = "cache_misses",
 };
 
-#define KEY(name, field) { name, sizeof(name) - 1, offsetof(struct vpmu_totals, field) }
-
-/* The per-VM and per-vCPU counts every block has, in the order domstats has
- * always printed them (tests/accounting-cli.t, docs/accounting.md). */
+/* The per-VM and per-vCPU counts every block has: VPMU_TOTALS_COUNTS
+ * (include/vpmu/vpmu.h), in its order, which is the one domstats has always
+ * printed (tests/accounting-cli.t, docs/accounting.md). */
 static const struct {
 	const char *name;
-	size_t len, off;
+	size_t len;
+	unsigned k;
 } totals_key[] = {
-	KEY("pmis", pmis),
-	KEY("reads", reads),
-	KEY("writes", writes),
-	KEY("calls", calls),
-	KEY("faults", faults),
-	KEY("strict_refusals", strict_refusals),
-	KEY("cache_hits", cache_hits),
-	KEY("switch_ins", switch_ins),
+#define KEY(f, part, key, ...) { key, sizeof(key) - 1, VPMU_TOTALS_##f },
+	VPMU_TOTALS_COUNTS(KEY)
+#undef KEY
 };
 
 /* The key being built: a prefix ("perf.", "vpmu.", "vpmu.vcpu.<i>.") that
@@ -96,9 +91,7 @@ static int totals(struct walk *w, const struct acct_vm *vm, const struct vpmu_to
 {
 	size_t end;
 	for (unsigned k = 0; k < sizeof(totals_key) / sizeof(totals_key[0]); k++) {
-		uint64_t v;
-		memcpy(&v, (const char *)t + totals_key[k].off, sizeof(v));
-		TRY(count(w, totals_key[k].name, totals_key[k].len, v));
+		TRY(count(w, totals_key[k].name, totals_key[k].len, acct_count(t, totals_key[k].k)));
 	}
 	for (unsigned i = 0; i < vm->nr_ctrs && i < VPMU_MAX_CTRS; i++) {
 		TRY(put(w, w->plen, LIT("counter."), &end));

@@ -231,6 +231,41 @@ static void scalar(struct prom *p, const char *name, const char *help, unsigned 
 	add(p, K_COUNTER, name, help, s, 1, flags);
 }
 
+/* The families of one part of VPMU_TOTALS_COUNTS (include/vpmu/vpmu.h), in
+ * its order: a count without a label of its own is a family; consecutive
+ * counts of one family with a label are its samples. */
+static void counts(struct prom *p, unsigned part)
+{
+	static const struct {
+		unsigned part;
+		const char *name, *label, *value, *help;
+	} prom_count[VPMU_TOTALS_NR] = {
+#define PROM_COUNT(f, part, key, jo, jk, text, pos, name, label, value, help) \
+		[VPMU_TOTALS_##f] = { part, name, label, value, help },
+		VPMU_TOTALS_COUNTS(PROM_COUNT)
+#undef PROM_COUNT
+	};
+	for (unsigned k = 0; k < VPMU_TOTALS_NR;) {
+		unsigned n = 1;
+		if (prom_count[k].part != part) {
+			k++;
+			continue;
+		}
+		if (!*prom_count[k].label) {
+			scalar(p, prom_count[k].name, prom_count[k].help, C_COUNT + k, 0);
+			k++;
+			continue;
+		}
+		while (k + n < VPMU_TOTALS_NR && prom_count[k + n].part == part &&
+		       !strcmp(prom_count[k + n].name, prom_count[k].name))
+			n++;
+		for (unsigned i = k; i < k + n; i++)
+			set_sub(&p->count[i], prom_count[i].label, prom_count[i].value, C_COUNT + i);
+		add(p, K_COUNTER, prom_count[k].name, prom_count[k].help, &p->count[k], n, 0);
+		k += n;
+	}
+}
+
 /* The families, in the order of the exposition (the table at the top). */
 static void families(struct prom *p)
 {
@@ -246,9 +281,6 @@ static void families(struct prom *p)
 	set_sub(&p->lost[0], "cause", "masked", C_MASKED);
 	set_sub(&p->lost[1], "cause", "apic_off", C_APIC_OFF);
 	set_sub(&p->lost[2], "cause", "bad_mode", C_BAD_MODE);
-	set_sub(&p->acc[0], "access", "read", C_READS);
-	set_sub(&p->acc[1], "access", "write", C_WRITES);
-	set_sub(&p->acc[2], "access", "call", C_CALLS);
 
 	add(p, K_INFO, "vpmu_vm_info", "The VM's virtual PMU: the CPU model it presents.", NULL, 0, 0);
 	add(p, K_COUNTABLE, "vpmu_event_countable",
@@ -259,8 +291,7 @@ static void families(struct prom *p)
 	add(p, K_COUNTER, "vpmu_pmc_events_total",
 	    "Events each guest counter counted (monotonic, unaffected by guest writes to the counter).",
 	    p->ctr, VPMU_MAX_CTRS, F_CTRS);
-	scalar(p, "vpmu_pmis_raised_total", "PMIs raised (counter overflows the model made a PMI of).",
-	       C_PMIS, 0);
+	counts(p, VPMU_TOTALS_PART_PMIS);
 	add(p, K_COUNTER, "vpmu_pmis_delivered_total",
 	    "PMIs the KVM glue delivered, by LVTPC delivery mode.", p->deliv, 2, F_KVM);
 	add(p, K_COUNTER, "vpmu_pmis_lost_total",
@@ -268,19 +299,11 @@ static void families(struct prom *p)
 	    F_KVM);
 	scalar(p, "vpmu_pmis_held_total", "PMIs that met a masked LVTPC on a CPU whose PMI is a level "
 	       "(the P4), held and delivered at the unmask.", C_HELD, F_KVM);
-	add(p, K_COUNTER, "vpmu_register_accesses_total",
-	    "Guest PMU register reads and writes, and PMU calls, handled.", p->acc, 3, 0);
-	scalar(p, "vpmu_faults_total", "Guest accesses refused by the hardware rules (a fault in the guest).",
-	       C_FAULTS, 0);
-	scalar(p, "vpmu_strict_refusals_total", "Guest accesses refused by strict mode.", C_STRICT, 0);
+	counts(p, VPMU_TOTALS_PART_ACCESSES);
 	add(p, K_RULES, "vpmu_rule_violations_total",
 	    "Guest writes that broke a perfctr rule of the model (stored anyway, or refused in strict mode).",
 	    NULL, 0, 0);
-	scalar(p, "vpmu_cache_hits_total",
-	       "Switch-ins that found perfctr's per-CPU cache still holding the vCPU's control.",
-	       C_CACHE_HITS, 0);
-	scalar(p, "vpmu_switch_ins_total", "Times the virtual PMU was switched in on a host CPU.",
-	       C_SWITCH_INS, 0);
+	counts(p, VPMU_TOTALS_PART_SWITCHES);
 	scalar(p, "vpmu_msr_exits_total", "PMU MSR exits the KVM glue answered (RDPMC exits included).",
 	       C_MSR_EXITS, F_KVM);
 	scalar(p, "vpmu_rdpmc_exits_total", "RDPMC exits the KVM glue answered.", C_RDPMC_EXITS, F_KVM);

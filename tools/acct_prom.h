@@ -38,10 +38,8 @@ static inline unsigned nr_rules(const struct acct_vm *vm)
 enum col {
 	C_EV = 0,                       /* + event */
 	C_PMC = C_EV + VPMU_EV_NR,      /* + guest counter */
-	C_PMIS = C_PMC + VPMU_MAX_CTRS,
-	C_FIXED, C_NMI, C_MASKED, C_APIC_OFF, C_BAD_MODE,
-	C_READS, C_WRITES, C_CALLS,
-	C_FAULTS, C_STRICT, C_CACHE_HITS, C_SWITCH_INS,
+	C_COUNT = C_PMC + VPMU_MAX_CTRS, /* + enum vpmu_totals_count (VPMU_TOTALS_COUNTS) */
+	C_FIXED = C_COUNT + VPMU_TOTALS_NR, C_NMI, C_MASKED, C_APIC_OFF, C_BAD_MODE,
 	C_HELD, C_MSR_EXITS, C_RDPMC_EXITS,
 	C_NR,
 };
@@ -105,7 +103,8 @@ struct prom {
 	struct fam fam[NR_FAMS];
 	unsigned nfam, nunits;
 	struct unit *unit;
-	struct sub ev[VPMU_EV_NR], ctr[VPMU_MAX_CTRS], deliv[2], lost[3], acc[3], one[NR_FAMS];
+	struct sub ev[VPMU_EV_NR], ctr[VPMU_MAX_CTRS], deliv[2], lost[3], one[NR_FAMS];
+	struct sub count[VPMU_TOTALS_NR];       /* the labelled ones (vpmu_register_accesses_total) */
 };
 
 enum {

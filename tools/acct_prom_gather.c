@@ -40,14 +40,9 @@ static void gather_vms(struct prom *p, unsigned m0, unsigned m1)
 				col[(C_EV + e) * nv] = t->events[e];
 			for (unsigned k = 0; k < nc; k++)
 				col[(C_PMC + k) * nv] = t->pmc[k];
-			col[C_PMIS * nv] = t->pmis;
-			col[C_READS * nv] = t->reads;
-			col[C_WRITES * nv] = t->writes;
-			col[C_CALLS * nv] = t->calls;
-			col[C_FAULTS * nv] = t->faults;
-			col[C_STRICT * nv] = t->strict_refusals;
-			col[C_CACHE_HITS * nv] = t->cache_hits;
-			col[C_SWITCH_INS * nv] = t->switch_ins;
+#define COUNT_COL(f, ...) col[(C_COUNT + VPMU_TOTALS_##f) * nv] = t->f;
+			VPMU_TOTALS_COUNTS(COUNT_COL)
+#undef COUNT_COL
 			if (v->have_kvm) {
 				col[C_FIXED * nv] = v->kvm.pmis_fixed;
 				col[C_NMI * nv] = v->kvm.pmis_nmi;

@@ -6,23 +6,6 @@
 
 #include "acct_formats.h"
 
-/* Every field of vpmu_totals is a uint64_t count (include/vpmu/vpmu.h), so the
- * sum is one loop over its words, which the compiler vectorizes: the collect
- * of 8,000 vCPUs pays it once per vCPU (docs/performance.md). */
-#define TOTALS_WORDS (sizeof(struct vpmu_totals) / sizeof(uint64_t))
-_Static_assert(sizeof(struct vpmu_totals) % sizeof(uint64_t) == 0 &&
-	       TOTALS_WORDS == VPMU_MAX_CTRS + VPMU_EV_NR + 8 + VPMU_MAX_RULES,
-	       "vpmu_totals is all uint64_t counts");
-
-static void add_totals(struct vpmu_totals *restrict sum, const struct vpmu_totals *restrict t)
-{
-	uint64_t *restrict s = (uint64_t *)(void *)sum;
-	const uint64_t *restrict v = (const uint64_t *)(const void *)t;
-#pragma GCC unroll 66
-	for (size_t i = 0; i < TOTALS_WORDS; i++)
-		s[i] += v[i];
-}
-
 /* s into dst (size bytes), cut to fit: snprintf's result, without its
  * format parsing (a few thousand per export: docs/performance.md). */
 static void copy_str(char *dst, size_t size, const char *s)
@@ -91,7 +74,8 @@ int acct_vm_add_vcpu(struct acct_vm *out, unsigned index, const struct vpmu_tota
 		a->kvm = *kvm;
 	else
 		memset(&a->kvm, 0, sizeof(a->kvm));
-	add_totals(&out->total, t);
+	/* field by field, from the one list of counts (include/vpmu/vpmu.h) */
+	vpmu_totals_add(&out->total, t);
 	return 0;
 }
 

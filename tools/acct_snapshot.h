@@ -17,6 +17,28 @@
 #include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"
 
+/* Count k (enum vpmu_totals_count: a line of VPMU_TOTALS_COUNTS) of t; and
+ * a pointer to it, for a reader that fills t. */
+static inline uint64_t *acct_count_ptr(struct vpmu_totals *t, unsigned k)
+{
+	switch (k) {
+#define ACCT_COUNT_CASE(f, ...) case VPMU_TOTALS_##f: return &t->f;
+	VPMU_TOTALS_COUNTS(ACCT_COUNT_CASE)
+#undef ACCT_COUNT_CASE
+	}
+	return NULL;
+}
+
+static inline uint64_t acct_count(const struct vpmu_totals *t, unsigned k)
+{
+	switch (k) {
+#define ACCT_COUNT_CASE(f, ...) case VPMU_TOTALS_##f: return t->f;
+	VPMU_TOTALS_COUNTS(ACCT_COUNT_CASE)
+#undef ACCT_COUNT_CASE
+	}
+	return 0;
+}
+
 struct acct_vcpu {
 	unsigned index;
 	struct vpmu_totals t;

@@ -22,6 +22,19 @@ static void num(struct acct_buf *b, const char *key, size_t klen, uint64_t v)
 
 #define NUM(b, lit, v) num((b), (lit), sizeof(lit) - 1, (v))
 
+/* The counts of VPMU_TOTALS_COUNTS (include/vpmu/vpmu.h) in the order of the
+ * text line, " name=" each; the ones it leaves out ("" for a name) last. */
+static const struct {
+	unsigned k;
+	const char *key;
+	size_t len;
+} text_count[VPMU_TOTALS_NR] = {
+#define TEXT_COUNT(f, part, key, jo, jk, text, pos, ...) \
+	[pos] = { VPMU_TOTALS_##f, " " text "=", sizeof(text) > 1 ? sizeof(text) + 1 : 0 },
+	VPMU_TOTALS_COUNTS(TEXT_COUNT)
+#undef TEXT_COUNT
+};
+
 static void print_totals(struct acct_buf *b, const struct acct_vm *vm, const struct vpmu_totals *t)
 {
 	_Static_assert(VPMU_MAX_CTRS <= 100, "two digits per counter number");
@@ -49,13 +62,9 @@ static void print_totals(struct acct_buf *b, const struct acct_vm *vm, const str
 		}
 	if (!any)
 		ACCT_PUT_LIT(b, " none");
-	NUM(b, "\n" INDENT "pmis=", t->pmis);
-	NUM(b, " reads=", t->reads);
-	NUM(b, " writes=", t->writes);
-	NUM(b, " faults=", t->faults);
-	NUM(b, " strict-refusals=", t->strict_refusals);
-	NUM(b, " switch-ins=", t->switch_ins);
-	NUM(b, " cache-hits=", t->cache_hits);
+	ACCT_PUT_LIT(b, "\n" INDENT);
+	for (unsigned i = 0; i < VPMU_TOTALS_NR && text_count[i].len; i++)
+		num(b, text_count[i].key + !i, text_count[i].len - !i, acct_count(t, text_count[i].k));
 	ACCT_PUT_LIT(b, "\n" INDENT "perfctr-rule violations:");
 	any = 0;
 	for (unsigned r = 0; r < VPMU_MAX_RULES; r++)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Virtual PMI delivery (kvm_pmi.h).  KVM interfaces: KVM_GET_LAPIC,
- * KVM_SET_LAPIC, KVM_NMI, KVM_SIGNAL_MSI (Linux Documentation/virt/kvm/api.rst).
+ * KVM_SET_LAPIC, KVM_NMI, KVM_SIGNAL_MSI (Linux Documentation/virt/kvm/api.rst);
+ * the LVTPC write gate, kvm_gate.h.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -61,18 +62,47 @@ static void recheck_later(struct kvm_pmi *p)
 	timer_settime(p->timer, 0, &its, NULL);
 }
 
+/* The auto-mask: the LVTPC's mask bit set in KVM's LAPIC page, s read anew.
+ *
+ * The CPUs that auto-mask (the P4, the Pentium M and later:
+ * vpmu_vm_pmi_automask) set the mask on delivery, and the guest's handler
+ * clears it (Intel SDM vol. 3, "Local Vector Table").  KVM sets it only when
+ * its own PMU delivers through the LVTPC (arch/x86/kvm/lapic.c,
+ * kvm_apic_local_deliver), not for an interrupt user space injects, so the
+ * glue sets it.  KVM has one register's write for user space only in x2APIC
+ * mode (KVM_SET_MSRS of MSR 0x834, kvm_x2apic_msr_write); the CPUs that
+ * auto-mask have no x2APIC, so the write is KVM_SET_LAPIC, which copies the
+ * whole page in: an interrupt that reaches the APIC between the read and the
+ * write (an IPI of another vCPU, a device's) would be lost.  So the page is read
+ * and written with the VM's gate closed (kvm_gate.h): no other vCPU in KVM_RUN,
+ * no injection of the VMM in progress.  The MSI comes after: the write would
+ * drop it too. */
+static int lvtpc_mask(struct kvm_pmi *p, struct kvm_lapic_state *s, const char **what)
+{
+	int r = 0;
+	if (p->gate)
+		kvm_gate_close(p->gate, p->index);
+	if (ioctl(p->vcpu_fd, KVM_GET_LAPIC, s) < 0) {
+		r = sys_fail(what, "KVM_GET_LAPIC");
+	} else {
+		/* only this vCPU's guest writes its LVTPC, and it is not running */
+		uint32_t masked = lapic_reg(s, APIC_LVTPC) | LVT_MASKED;
+		memcpy(s->regs + APIC_LVTPC, &masked, sizeof(masked));
+		if (ioctl(p->vcpu_fd, KVM_SET_LAPIC, s) < 0)
+			r = sys_fail(what, "KVM_SET_LAPIC (LVTPC mask)");
+	}
+	if (p->gate)
+		kvm_gate_open(p->gate);
+	return r;
+}
+
 static int deliver(struct kvm_pmi *p, struct kvm_lapic_state *s, uint32_t lvtpc,
 		   struct vpmu_kvm_stats *st, const char **what)
 {
-	/* The CPUs that auto-mask (P4, Pentium M on: vpmu_vm_pmi_automask) set the
-	 * LVTPC mask on delivery and the handler unmasks it; KVM does not do it for
-	 * an injected PMI, so do it first (KVM_SET_LAPIC rewrites the whole page,
-	 * IRR included, so it must precede the MSI). */
 	if (p->automask) {
-		uint32_t masked = lvtpc | LVT_MASKED;
-		memcpy(s->regs + APIC_LVTPC, &masked, sizeof(masked));
-		if (ioctl(p->vcpu_fd, KVM_SET_LAPIC, s) < 0)
-			return sys_fail(what, "KVM_SET_LAPIC (LVTPC mask)");
+		int r = lvtpc_mask(p, s, what);
+		if (r < 0)
+			return r;
 	}
 	switch (LVT_DM(lvtpc)) {
 	case LVT_DM_NMI:

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "kvm_gate.h"
 #include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"
 
@@ -19,6 +20,8 @@ struct kvm_pmi {
 	int vm_fd, vcpu_fd;
 	int signo;          /* the vCPU thread's kick signal */
 	bool automask;      /* delivery masks the LVTPC (vpmu_vm_pmi_automask) */
+	struct kvm_gate *gate;  /* the VM's LVTPC write gate (NULL: none) */
+	unsigned index;     /* this vCPU's place in it */
 	bool held;          /* a level PMI waits for the LVTPC to be unmasked */
 	bool timer_ok;      /* timer: kicks the vCPU thread to look again */
 	timer_t timer;

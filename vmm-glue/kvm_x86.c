@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "kvm_gate.h"
 #include "kvm_live.h"
 #include "kvm_pmi.h"
 #include "kvm_rdpmc.h"
@@ -131,9 +132,31 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 			return fail(err, errno, "KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR)");
 	}
 	int r = set_msr_filter(vm_fd, vm, err);
-	if (r == 0)
-		vpmu_vm_glue_set_rdpmc_exits(vm, rdpmc);
-	return r;
+	if (r)
+		return r;
+	vpmu_vm_glue_set_rdpmc_exits(vm, rdpmc);
+	/* The LVTPC write gate (kvm_gate.h), for the CPUs that auto-mask. */
+	if (vpmu_vm_pmi_automask(vm) && !vpmu_vm_glue_data(vm)) {
+		struct kvm_gate *g = kvm_gate_create();
+		if (!g)
+			return fail(err, ENOMEM, "vpmu_kvm_vm_setup");
+		vpmu_vm_glue_attach(vm, g, kvm_gate_free);
+	}
+	return 0;
+}
+
+void vpmu_kvm_irq_begin(struct vpmu_vm *vm)
+{
+	struct kvm_gate *g = vm ? vpmu_vm_glue_data(vm) : NULL;
+	if (g)
+		kvm_gate_irq_begin(g);
+}
+
+void vpmu_kvm_irq_end(struct vpmu_vm *vm)
+{
+	struct kvm_gate *g = vm ? vpmu_vm_glue_data(vm) : NULL;
+	if (g)
+		kvm_gate_irq_end(g);
 }
 
 int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
@@ -151,7 +174,9 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	kv->signo = signo;
 	kv->vm = vpmu_vcpu_vm(vcpu);
 	kv->pmi = (struct kvm_pmi){ .vm_fd = vm_fd, .vcpu_fd = vcpu_fd, .signo = signo,
-				    .automask = vpmu_vm_pmi_automask(kv->vm) };
+				    .automask = vpmu_vm_pmi_automask(kv->vm),
+				    .gate = vpmu_vm_glue_data(kv->vm),
+				    .index = vpmu_vcpu_index(vcpu) };
 
 	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
 	struct {
@@ -187,6 +212,8 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 		return fail(err, e, "KVM_SET_SIGNAL_MASK");
 	}
 	kv->rdpmc = vpmu_vm_glue_rdpmc_exits(kv->vm) ? VPMU_KVM_RDPMC_EXIT : kvm_rdpmc_probe_sync(vcpu_fd);
+	if (kv->pmi.gate)
+		kvm_gate_register(kv->pmi.gate, kv->pmi.index, signo);
 	/* Readers find a snapshot from the start. */
 	kvm_live_publish(&kv->live, kv->vcpu, &kv->stats, 0);
 	*out = kv;
@@ -199,6 +226,8 @@ void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv)
 	if (!kv)
 		return;
 	vpmu_kvm_vcpu_pause(kv);
+	if (kv->pmi.gate)
+		kvm_gate_unregister(kv->pmi.gate, kv->pmi.index);
 	kvm_pmi_destroy(&kv->pmi);
 	free(kv);
 }
@@ -273,12 +302,22 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
 			return fail(err, -r, "vpmu_vcpu_switch_in(host CPU %u)", host_cpu);
 	}
 	/* libvpmu's time on one exit in VPMU_KVM_TIMED_EXITS, from the exit to the
-	 * next entry (stats.msr_ns). */
+	 * next entry (stats.msr_ns), less the PMI delivery's. */
 	uint64_t t0 = 0;
 	for (;;) {
 		if (vpmu_vcpu_pmi_pending(kv->vcpu, NULL) || kv->pmi.held) {
+			/* A PMI's delivery is KVM calls (the LAPIC read, the mask's
+			 * write, the injection: tens of microseconds nested, where
+			 * libvpmu's own work on an exit is a few): timed apart, every
+			 * time (stats.pmi_ns), and left out of the exit's time. */
 			const char *what = "";
+			uint64_t p0 = mono_ns();
 			int r = kvm_pmi_deliver(&kv->pmi, kv->vcpu, &kv->stats, &what);
+			uint64_t d = mono_ns() - p0;
+			kv->stats.pmi_ns += d;
+			kv->stats.pmi_timed++;
+			if (t0)
+				t0 += d;
 			if (r < 0)
 				return fail(err, -r, "%s", what);
 		}
@@ -298,8 +337,14 @@ int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU
 		/* A live-accounting request is answered here, with the
 		 * counts this entry's changes left (kvm_live.h). */
 		kvm_live_serve(&kv->live, kv->vcpu, &kv->stats);
+		/* Into KVM_RUN through the VM's LVTPC write gate (kvm_gate.h): not
+		 * while another vCPU rewrites its LAPIC page. */
+		if (kv->pmi.gate)
+			kvm_gate_enter(kv->pmi.gate, kv->pmi.index);
 		int rr = ioctl(kv->vcpu_fd, KVM_RUN, 0);
 		int e = errno;
+		if (kv->pmi.gate)
+			kvm_gate_leave(kv->pmi.gate, kv->pmi.index);
 		if (rr < 0) {
 			if (e == EINTR) {
 				/* Consume the kick (it stays pending while blocked, and

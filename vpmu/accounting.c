@@ -6,6 +6,12 @@
 #include "core.h"
 #include "vpmu/perfctr.h"
 
+/* A count added to struct vpmu_totals without its line in VPMU_TOTALS_COUNTS
+ * would be summed by nothing and written by no format. */
+_Static_assert(sizeof(struct vpmu_totals) ==
+	       sizeof(uint64_t) * (VPMU_MAX_CTRS + VPMU_EV_NR + VPMU_TOTALS_NR + VPMU_MAX_RULES),
+	       "every count of struct vpmu_totals has its line in VPMU_TOTALS_COUNTS");
+
 int vpmu_vcpu_totals(const struct vpmu_vcpu *v, struct vpmu_totals *out)
 {
 	if (!v || !out)
@@ -34,10 +40,7 @@ int vpmu_vm_totals(const struct vpmu_vm *vm, struct vpmu_totals *out)
 		struct vpmu_totals t;
 		if (!vm->vcpu[k] || vpmu_vcpu_totals(vm->vcpu[k], &t))
 			continue;
-		uint64_t *dst = (uint64_t *)out;
-		const uint64_t *src = (const uint64_t *)&t;
-		for (size_t j = 0; j < sizeof(t) / sizeof(uint64_t); j++)
-			dst[j] += src[j];
+		vpmu_totals_add(out, &t);
 	}
 	return 0;
 }

@@ -337,6 +337,8 @@ int vpmu_vm_destroy(struct vpmu_vm *vm)
 			free(vm->core[i]);
 		}
 	}
+	if (vm->glue_free)
+		vm->glue_free(vm->glue_data);
 	pthread_mutex_lock(&live_lock);
 	vm->host->nr_vms--;
 	pthread_mutex_unlock(&live_lock);
@@ -504,6 +506,19 @@ uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *v)
 	v->pmi_ctrs = 0;
 	v->pmi_pending = false;
 	return m;
+}
+
+void vpmu_vm_glue_attach(struct vpmu_vm *vm, void *data, void (*free_fn)(void *))
+{
+	if (vm->glue_free)
+		vm->glue_free(vm->glue_data);
+	vm->glue_data = data;
+	vm->glue_free = free_fn;
+}
+
+void *vpmu_vm_glue_data(const struct vpmu_vm *vm)
+{
+	return vm->glue_data;
 }
 
 void vpmu_vm_glue_set_rdpmc_exits(struct vpmu_vm *vm, bool on)

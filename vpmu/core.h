@@ -79,6 +79,8 @@ struct vpmu_vm {
 	/* vm_glue.h: set by vpmu_kvm_vm_setup() before any vCPU thread runs, read
 	 * by vpmu_kvm_vcpu_setup() on the vCPU threads. */
 	_Atomic bool glue_rdpmc_exits;
+	void *glue_data;                     /* vm_glue.h: the glue's, freed with glue_free */
+	void (*glue_free)(void *);
 };
 
 /* perfctr_cpu_state, ISA-neutral. */

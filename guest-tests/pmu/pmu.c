@@ -198,7 +198,10 @@ unsigned cpu_model(const struct pmu_model *m)
 bool lvtpc_automask(const struct pmu_model *m)
 {
 	unsigned model = cpu_model(m);
-	return m->intel_lvtpc && (m->family == 15 || (m->family == 6 && model >= 9));
+	/* Family 6: the Pentium M (9, 13) and later parts (14 on); the Pentium III
+	 * Xeon (10) and Tualatin (11) are P-III class (vpmu/models/p6.c). */
+	return m->intel_lvtpc &&
+	       (m->family == 15 || (m->family == 6 && (model == 9 || model >= 13)));
 }
 
 uint64_t ctr_write_result(const struct pmu_model *m, uint64_t v)

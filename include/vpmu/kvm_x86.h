@@ -26,7 +26,9 @@
  * sends with pthread_kill() to stop a vCPU) stays blocked on the vCPU thread except
  * inside KVM_RUN, so a kick that arrives between two runs is not lost: the next
  * KVM_RUN returns at once with -EINTR.  The caller must block it on the vCPU thread
- * (pthread_sigmask) before vpmu_kvm_vcpu_setup().
+ * (pthread_sigmask) before vpmu_kvm_vcpu_setup().  On a CPU that auto-masks the
+ * LVTPC, the glue kicks a VM's other vCPUs out of KVM_RUN while it sets one's
+ * LVTPC mask (vpmu_kvm_irq_begin below): they return -EINTR as for any kick.
  *
  * Functions return 0 or a negative errno (-EINVAL for a NULL or invalid argument);
  * on failure `err` (when non-NULL) holds a message naming the ioctl and what KVM
@@ -58,7 +60,8 @@ struct vpmu_kvm_stats {
 	uint64_t msr_faults;       /* of which answered with #GP */
 	uint64_t msr_ns;           /* libvpmu's time on the msr_timed exits: from the exit
 	                              to the next entry, the answer and what it changed
-	                              (vpmu_vcpu_enter) included (CLOCK_MONOTONIC) */
+	                              (vpmu_vcpu_enter) included, a PMI's delivery before
+	                              that entry not (pmi_ns) (CLOCK_MONOTONIC) */
 	uint64_t msr_timed;        /* exits timed: one in VPMU_KVM_TIMED_EXITS, so that the
 	                              clock readings stay off the other exits' path */
 	uint64_t pmis_fixed;       /* PMIs delivered with the LVTPC's fixed vector */
@@ -76,6 +79,11 @@ struct vpmu_kvm_stats {
 	                              PMI is a level (the P4): held, and delivered at the
 	                              unmask if the guest left the status set (counted in
 	                              pmis_nmi/pmis_fixed then) */
+	uint64_t pmi_ns;           /* the glue's time delivering PMIs, on the pmi_timed
+	                              passes: its KVM calls, the LAPIC's read and write and
+	                              the injection (CLOCK_MONOTONIC) */
+	uint64_t pmi_timed;        /* passes over a pending or held PMI before an entry
+	                              (delivered, dropped or held), every one timed */
 };
 
 /* How guest RDPMC reaches the virtual PMU on this vCPU (docs/rdpmc.md), decided
@@ -134,6 +142,18 @@ uint64_t vpmu_kvm_vcpu_snapshot_request(struct vpmu_kvm_vcpu *kv);
 int vpmu_kvm_vcpu_snapshot(const struct vpmu_kvm_vcpu *kv, struct vpmu_kvm_snapshot *out);
 const char *vpmu_kvm_rdpmc_name(enum vpmu_kvm_rdpmc mode);   /* one line, for logs */
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv);
+
+/* An interrupt the VMM raises in the VM from user space (KVM_IRQ_LINE,
+ * KVM_SIGNAL_MSI, a write to an irqfd), from any thread: between these two
+ * calls.  On a CPU that auto-masks the LVTPC (vpmu_vm_pmi_automask), the
+ * glue writes a vCPU's LAPIC page back whole to set the mask (KVM_SET_LAPIC),
+ * and an interrupt that reached the page in between would be lost: begin waits
+ * while such a write is under way, and the write waits for the injections
+ * begun (docs/integration.md, "The auto-mask and the LAPIC page").  Nothing to
+ * wait for on the other CPUs; vm: the one given to vpmu_kvm_vm_setup (NULL:
+ * nothing). */
+void vpmu_kvm_irq_begin(struct vpmu_vm *vm);
+void vpmu_kvm_irq_end(struct vpmu_vm *vm);
 
 /* The CPUID leaves the glue presents for the VM (for a VMM that builds its own
  * table): vpmu_vm_cpuid()'s, with vCPU `apic_id`'s initial APIC id in leaf 1.

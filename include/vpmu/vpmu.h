@@ -130,6 +130,84 @@ struct vpmu_totals {
 	                                        (default mode) or refused (strict mode) */
 };
 
+/*
+ * The scalar counts of struct vpmu_totals, one line each: the one list that
+ * the sums (vpmu_totals_add) and every accounting format (tools/acct_*.c,
+ * docs/accounting.md) iterate, so that a new count is a field above and a line
+ * here.  pmc[], events[] and violations[] are arrays of their own, summed
+ * element by element.  The lines are in the order in which the domstats, JSON
+ * and Prometheus formats write the counts.  An empty string is "none".
+ *   X(field, part, key, json_obj, json_key, text_key, text_pos,
+ *     prom_name, prom_label, prom_value, prom_help)
+ *   part        what the count is about: the formats write the KVM glue's PMI
+ *               counts after the VPMU_TOTALS_PART_PMIS ones, and the rule
+ *               violations after the VPMU_TOTALS_PART_ACCESSES ones
+ *   key         domstats: vpmu.<key> and vpmu.vcpu.<i>.<key>
+ *   json_obj    JSON: the object of TOTALS holding it ("" TOTALS itself), and
+ *   json_key    its name there
+ *   text_key    the text format: its name ("" not written), and
+ *   text_pos    its place on the line (the struct's order; a count the text
+ *               format does not write goes after the others)
+ *   prom_name   Prometheus: its family, the family's own label and this
+ *   prom_label  count's value of it ("" a family of one count), and the
+ *   prom_value  family's # HELP
+ *   prom_help
+ */
+enum vpmu_totals_part {
+	VPMU_TOTALS_PART_PMIS,
+	VPMU_TOTALS_PART_ACCESSES,
+	VPMU_TOTALS_PART_SWITCHES,
+	VPMU_TOTALS_NR_PARTS
+};
+#define VPMU_TOTALS_COUNTS(X) \
+	X(pmis, VPMU_TOTALS_PART_PMIS, "pmis", "pmis", "raised", "pmis", 0, \
+	  "vpmu_pmis_raised_total", "", "", \
+	  "PMIs raised (counter overflows the model made a PMI of).") \
+	X(reads, VPMU_TOTALS_PART_ACCESSES, "reads", "accesses", "reads", "reads", 1, \
+	  "vpmu_register_accesses_total", "access", "read", \
+	  "Guest PMU register reads and writes, and PMU calls, handled.") \
+	X(writes, VPMU_TOTALS_PART_ACCESSES, "writes", "accesses", "writes", "writes", 2, \
+	  "vpmu_register_accesses_total", "access", "write", \
+	  "Guest PMU register reads and writes, and PMU calls, handled.") \
+	X(calls, VPMU_TOTALS_PART_ACCESSES, "calls", "accesses", "calls", "", 7, \
+	  "vpmu_register_accesses_total", "access", "call", \
+	  "Guest PMU register reads and writes, and PMU calls, handled.") \
+	X(faults, VPMU_TOTALS_PART_ACCESSES, "faults", "", "faults", "faults", 3, \
+	  "vpmu_faults_total", "", "", \
+	  "Guest accesses refused by the hardware rules (a fault in the guest).") \
+	X(strict_refusals, VPMU_TOTALS_PART_ACCESSES, "strict_refusals", "", "strict_refusals", \
+	  "strict-refusals", 4, \
+	  "vpmu_strict_refusals_total", "", "", \
+	  "Guest accesses refused by strict mode.") \
+	X(cache_hits, VPMU_TOTALS_PART_SWITCHES, "cache_hits", "", "cache_hits", "cache-hits", 6, \
+	  "vpmu_cache_hits_total", "", "", \
+	  "Switch-ins that found perfctr's per-CPU cache still holding the vCPU's control.") \
+	X(switch_ins, VPMU_TOTALS_PART_SWITCHES, "switch_ins", "", "switch_ins", "switch-ins", 5, \
+	  "vpmu_switch_ins_total", "", "", \
+	  "Times the virtual PMU was switched in on a host CPU.")
+
+/* VPMU_TOTALS_<field>: a count's place in the list; VPMU_TOTALS_NR of them. */
+enum vpmu_totals_count {
+#define VPMU_TOTALS_ENUM_(f, ...) VPMU_TOTALS_##f,
+	VPMU_TOTALS_COUNTS(VPMU_TOTALS_ENUM_)
+#undef VPMU_TOTALS_ENUM_
+	VPMU_TOTALS_NR
+};
+
+/* sum += t, field by field. */
+static inline void vpmu_totals_add(struct vpmu_totals *sum, const struct vpmu_totals *t)
+{
+	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++)
+		sum->pmc[i] += t->pmc[i];
+	for (unsigned e = 0; e < VPMU_EV_NR; e++)
+		sum->events[e] += t->events[e];
+#define VPMU_TOTALS_ADD_(f, ...) sum->f += t->f;
+	VPMU_TOTALS_COUNTS(VPMU_TOTALS_ADD_)
+#undef VPMU_TOTALS_ADD_
+	for (unsigned r = 0; r < VPMU_MAX_RULES; r++)
+		sum->violations[r] += t->violations[r];
+}
+
 /* ---- models ---- */
 unsigned vpmu_model_count(void);
 const char *vpmu_model_name(unsigned index);          /* NULL past the end */

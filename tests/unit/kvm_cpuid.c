@@ -213,6 +213,27 @@ int main(void)
 	ok(vpmu_vm_pmi_automask(pm) && vpmu_vm_pmi_automask(banias),
 	   "a Pentium M (p6 cpumodel 9 and 13) does");
 	ok(!vpmu_vm_pmi_automask(k7) && !vpmu_vm_pmi_automask(k8), "AMD K7/K8 never do");
+	/* Family-6 model numbers are not in release order: the P-III class goes on
+	 * past the Pentium M's 9 with the Pentium III Xeon "Cascades" (10) and the
+	 * Pentium III "Tualatin" (11), which do not auto-mask; the Pentium M Dothan
+	 * (13), Core Solo/Duo (14) and Core 2 (15) do (Linux
+	 * arch/x86/events/intel/p6.c names 10 and 11 Pentium III; perfctr's x86.c
+	 * re-arms the LVTPC on 9, 13, 14 and 15 only). */
+	static const struct { int cpumodel; bool automask; const char *name; } id6[] = {
+		{ 1, false, "Pentium Pro (model 1)" },
+		{ 3, false, "Pentium II Klamath (model 3)" },
+		{ 7, false, "Pentium III Katmai (model 7)" },
+		{ 10, false, "Pentium III Xeon Cascades (model 10)" },
+		{ 11, false, "Pentium III Tualatin (model 11)" },
+		{ 14, true, "Core Solo/Duo Yonah (model 14)" },
+		{ 15, true, "Core 2 Merom (model 15)" },
+	};
+	for (size_t i = 0; i < sizeof(id6) / sizeof(id6[0]); i++) {
+		struct vpmu_vm *v = vm_of("p6", id6[i].cpumodel);
+		ok(v && vpmu_vm_pmi_automask(v) == id6[i].automask, "p6 as a %s: %s", id6[i].name,
+		   id6[i].automask ? "auto-masks the LVTPC" : "does not auto-mask the LVTPC");
+		vpmu_vm_destroy(v);
+	}
 	struct vpmu_model_info mi;
 	ok(vpmu_model_info("p6", &mi) == 0 && !mi.pmi_automask,
 	   "the p6 model's default identity reports no auto-mask");

@@ -1155,6 +1155,10 @@ static void test_regs_identity(void)
 	ok(!strcmp(k.vendor, "AuthenticAMD"), "k7: AuthenticAMD");
 	ok(!vpmu_vm_pmi_automask(pd), "Pentium III: no LVTPC automask");
 	ok(vpmu_vm_pmi_automask(pm), "Pentium M (model 9): LVTPC automask");
+	struct vpmu_vm *tualatin = named_vm("p6", 11, 1);
+	ok(tualatin && !vpmu_vm_pmi_automask(tualatin),
+	   "Pentium III Tualatin (model 11, after the Pentium M's 9): no LVTPC automask");
+	vpmu_vm_destroy(tualatin);
 	ok(!vpmu_vm_pmi_automask(k7), "k7: no LVTPC automask");
 	is_int(vpmu_vm_cpu(NULL, &a), -EINVAL, "vpmu_vm_cpu(NULL): -EINVAL");
 	vpmu_vm_destroy(pd);

@@ -86,14 +86,17 @@ static void ucall(struct vcpu_ctx *c, uint32_t gpa)
 	pthread_mutex_unlock(&rn->lock);
 }
 
-/* COM1's interrupt line to the in-kernel PIC/IOAPIC when it moved (under lock). */
+/* COM1's interrupt line to the in-kernel PIC/IOAPIC when it moved (under lock);
+ * not while the glue rewrites a vCPU's LAPIC page (vpmu_kvm_irq_begin). */
 static void com1_irq_update(struct run *rn)
 {
 	bool line = uart__irq_line(&rn->com1);
 	if (line != rn->com1_irq) {
 		struct kvm_irq_level irq = { .irq = UART_COM1_IRQ, .level = line };
+		vpmu_kvm_irq_begin(rn->pvm);
 		if (ioctl(rn->vm, KVM_IRQ_LINE, &irq) == 0)
 			rn->com1_irq = line;
+		vpmu_kvm_irq_end(rn->pvm);
 	}
 }
 

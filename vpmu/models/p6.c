@@ -208,13 +208,19 @@ static bool p6_decode_ctr(const struct vpmu_model *m, const uint64_t *ctrl, unsi
 	return true;
 }
 
-/* The Pentium M and later family-6 parts set the LVTPC mask on PMI delivery; the
- * Pentium Pro/II/III do not (Intel SDM vol. 3, "Performance Monitoring
- * Overview", Pentium M notes; perfctr x86.c lvtpc_reinit_needed). */
+/* The Pentium M (model 9 Banias, 13 Dothan) and the later family-6 parts (14
+ * on) set the LVTPC mask on PMI delivery, as the P4 does (Intel SDM vol. 3,
+ * "Local Vector Table": the mask note of the LVT performance counter register);
+ * the Pentium Pro/II/III do not, and model numbers are not in release order:
+ * the Pentium III Xeon "Cascades" is model 10 and the Pentium III "Tualatin"
+ * model 11, after the Pentium M's 9 (Linux arch/x86/events/intel/p6.c
+ * p6_pmu_init lists them so).  perfctr's x86.c sets lvtpc_reinit_needed for
+ * models 9, 13, 14 and 15 only.  No family-6 part has model 12: it is left with
+ * the P-III class. */
 static bool p6_pmi_automask(const struct vpmu_model *m, const struct vpmu_vm_opts *o)
 {
 	(void)m;
-	return o->cpumodel >= 9;
+	return o->cpumodel == 9 || o->cpumodel >= 13;
 }
 
 static const struct vpmu_model_ops p6_ops = {
