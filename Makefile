@@ -38,6 +38,13 @@ UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 .SECONDARY:
 all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a $(B)/bin/vpmu-stat
 
+# The library sees only its own headers; the tools and tests also theirs.
+$(B)/obj/vpmu/%.o: vpmu/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -c $< -o $@
+$(B)/obj/vmm-glue/%.o: vmm-glue/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -c $< -o $@
 $(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -Itools -Itests/unit -c $< -o $@

@@ -199,6 +199,7 @@ static inline void txn_init(struct vpmu_txn *t, struct vpmu_vcpu *v, bool host)
 	t->retarget_aux = false;
 	t->keep_control = false;
 	t->regate = 0;
+	t->overflowed = false;
 	t->violations = 0;
 	t->ctr_mask = 0;
 }
@@ -445,6 +446,25 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 	return VPMU_FAULT_NONE;
 }
 
+/* A transaction the op faulted, or one it staged more than the contract
+ * allows (a model bug: model.h vpmu_txn_stage): nothing changes. */
+static __attribute__((noinline, cold)) enum vpmu_fault txn_refuse(struct vpmu_vcpu *v,
+								   struct vpmu_txn *t,
+								   enum vpmu_fault f)
+{
+	txn_undo(t);
+	if (f != VPMU_FAULT_NONE)
+		return f;
+#ifdef VPMU_CONTRACT_CHECKS
+	fprintf(stderr, "libvpmu: model %s: a transaction changed more than %d registers, or "
+		"one past the register file\n", v->model->name, VPMU_TXN_MAX);
+	abort();
+#else
+	(void)v;
+	return VPMU_FAULT_RESERVED;
+#endif
+}
+
 static inline void count_fault(struct vpmu_vcpu *v, enum vpmu_fault f)
 {
 	if (f == VPMU_FAULT_STRICT)
@@ -460,10 +480,8 @@ static inline __attribute__((always_inline)) enum vpmu_fault write_reg(struct vp
 	struct vpmu_txn t;
 	txn_init(&t, v, host);
 	enum vpmu_fault f = v->mops->write(v->model, &v->ctx, &t, r, val);
-	if (__builtin_expect(f != VPMU_FAULT_NONE, 0)) {
-		txn_undo(&t);
-		return f;
-	}
+	if (__builtin_expect(f != VPMU_FAULT_NONE || t.overflowed, 0))
+		return txn_refuse(v, &t, f);
 	return txn_commit(v, &t, host);
 }
 
@@ -716,7 +734,10 @@ int vpmu_call(struct vpmu_vcpu *v, unsigned long fid, const uint64_t args[VPMU_C
 	txn_init(&t, v, false);
 	uint64_t value = 0;
 	long e = v->mops->call(v->model, &v->ctx, &t, fid, args, &value);
-	if (e != VPMU_SBI_SUCCESS)
+	if (e == VPMU_SBI_SUCCESS && t.overflowed) {
+		txn_refuse(v, &t, VPMU_FAULT_NONE);
+		e = VPMU_SBI_ERR_FAILED;
+	} else if (e != VPMU_SBI_SUCCESS)
 		txn_undo(&t);
 	else {
 		enum vpmu_fault f = txn_commit_call(v, &t);

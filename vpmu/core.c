@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,14 @@ static bool model_overflow(struct vpmu_vcpu *v, uint64_t mask)
 		 * (a P4's 18 CCCR.OVF bits) would be dropped. */
 		changed |= t.n != 0;
 		t.n = 0;
+#ifdef VPMU_CONTRACT_CHECKS
+		if (t.overflowed) {
+			fprintf(stderr, "libvpmu: model %s: an overflow changed more than %d "
+				"registers, or one past the register file\n", v->model->name,
+				VPMU_TXN_MAX);
+			abort();
+		}
+#endif
 	}
 	if (changed) {
 		vpmu_mark_stale(v);

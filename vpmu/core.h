@@ -19,8 +19,7 @@
 #define VPMU_REG_HASH_SIZE 256  /* > 2x the largest model's register count (P4) */
 
 /* The registered models (models/models.c). */
-extern const struct vpmu_model *const vpmu_models[];
-extern const unsigned vpmu_nr_models;
+#include "models/models.h"
 const struct vpmu_model *vpmu_model_find(const char *name);
 
 /* Per-host-CPU cache (perfctr low-level-x86.txt "Implementation Notes"; perfctr

@@ -125,6 +125,7 @@ struct vpmu_txn {
 	bool retarget_aux;   /* the retarget patches aux, not evntsel */
 	bool keep_control;   /* vpmu_txn_keep_control(): the control is unchanged */
 	uint8_t regate;      /* vpmu_txn_regate(): global index + 1, or 0 */
+	bool overflowed;     /* a change past VPMU_TXN_MAX or past the file: refused */
 	uint64_t regate_val;
 	uint64_t retarget_sel;
 	uint32_t violations; /* perfctr rules broken by the values written (step 1) */
@@ -134,8 +135,9 @@ struct vpmu_txn {
 };
 
 /* Set register (kind, index) to value.  A transaction changes at most
- * VPMU_TXN_MAX registers; further changes, and indexes past the file, are
- * dropped (a model bug, which the contract tests would show). */
+ * VPMU_TXN_MAX registers; a further change, or an index past the file, is a
+ * model bug: the transaction says so (t->overflowed), and the core refuses it
+ * whole (VPMU_CONTRACT_CHECKS builds abort, naming the model). */
 static inline void vpmu_txn_stage(struct vpmu_txn *t, unsigned kind, unsigned index,
 				  uint64_t value)
 {
@@ -144,10 +146,16 @@ static inline void vpmu_txn_stage(struct vpmu_txn *t, unsigned kind, unsigned in
 		p = &t->rf->ctrl[index];
 	else if (kind == VPMU_REG_MISC && index < VPMU_MAX_MISC)
 		p = &t->rf->misc[index];
-	else
+	else {
+		t->overflowed = true;
 		return;
-	if (*p == value || t->n == VPMU_TXN_MAX)
+	}
+	if (*p == value)
 		return;
+	if (t->n == VPMU_TXN_MAX) {
+		t->overflowed = true;
+		return;
+	}
 	t->undo[t->n].kind = (uint8_t)kind;
 	t->undo[t->n].index = (uint8_t)index;
 	t->undo[t->n++].old = *p;

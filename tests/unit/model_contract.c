@@ -38,6 +38,9 @@
  * Expected values follow from these semantics, never from a run of the code.
  */
 #include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +355,11 @@ static enum vpmu_fault many_write(const struct vpmu_model *m, const struct vpmu_
 		if (val & ~(CCCR_EN | CCCR_OVF))
 			return VPMU_FAULT_RESERVED;
 		vpmu_txn_set_ctrl(t, reg->index, val);
+	} else if (val == ~0ull) {
+		/* A model bug on purpose: one write changing every CCCR, more than
+		 * a transaction holds (test_txn_overflow). */
+		for (unsigned i = 0; i < MANY; i++)
+			vpmu_txn_set_ctrl(t, i, CCCR_EN);
 	} else {
 		vpmu_txn_set_misc(t, 0, val);
 	}
@@ -1223,6 +1231,32 @@ static void test_events(void)
 	vpmu_vm_destroy(vm);
 }
 
+/* A transaction that stages more registers than VPMU_TXN_MAX is a model bug
+ * the core refuses whole; the contract-check build (this one) aborts and names
+ * the model, rather than dropping the ninth change. */
+static void test_txn_overflow(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+		struct vpmu_vm *vm = NULL;
+		struct vpmu_vcpu *v = NULL;
+		enum vpmu_fault f;
+		cfg.model = "contract-many";
+		if (freopen("/dev/null", "w", stderr) == NULL ||
+		    vpmu_vm_create_model(g_host, &many_model, &cfg, &vm) || vpmu_vcpu_create(vm, 0, &v))
+			_exit(2);
+		vpmu_reg_write(v, VPMU_SPACE_MSR, 0x300, ~0ull, &f);
+		_exit(0);   /* not reached when the core sees the overflow */
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+	   "a write staging %d registers (more than VPMU_TXN_MAX) aborts the contract-check build "
+	   "(status %#x)", MANY, (unsigned)status);
+}
+
 int main(int argc, char **argv)
 {
 	struct vpmu_backend be;
@@ -1241,6 +1275,7 @@ int main(int argc, char **argv)
 		test_overflow();
 		test_no_pcint();
 		test_overflow_many();
+		test_txn_overflow();
 		test_host_access();
 		test_calls();
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The one table of PMU models.  Adding a model: its file, one line here. */
-#include "../core.h"
+#include "models.h"
 
 extern const struct vpmu_model vpmu_model_p5;
 extern const struct vpmu_model vpmu_model_p5mmx;
