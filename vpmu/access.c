@@ -553,7 +553,7 @@ static __attribute__((noinline)) enum vpmu_fault reg_write_slow(struct vpmu_vcpu
 								 enum vpmu_regspace space,
 								 uint32_t addr, uint64_t val)
 {
-	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
+	const struct vpmu_reg *r = vpmu_vcpu_guest_reg(v, space, addr);
 	if (!r)
 		return VPMU_FAULT_NO_REG;
 	ACCESS_BEGIN(v);
@@ -586,7 +586,7 @@ static __attribute__((noinline)) int reg_read_slow(struct vpmu_vcpu *v, enum vpm
 						    uint32_t addr, uint64_t *val,
 						    enum vpmu_fault *fault)
 {
-	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
+	const struct vpmu_reg *r = vpmu_vcpu_guest_reg(v, space, addr);
 	enum vpmu_fault f = VPMU_FAULT_NO_REG;
 	if (r) {
 		ACCESS_BEGIN(v);

@@ -303,7 +303,8 @@ int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 	for (unsigned i = 0; i < vm->pmu.nr_regs; i++) {
 		const struct vpmu_reg *reg = &vm->pmu.regs[i];
 		index_add(&vm->rix, reg->addr, i);
-		if (!(reg->flags & VPMU_REGF_READ_HOOK))
+		/* The guest's fast paths: neither read hooks nor hidden state. */
+		if (!(reg->flags & VPMU_REGF_READ_HOOK) && reg->space != VPMU_SPACE_STATE)
 			index_add(&vm->rix_plain, reg->addr, i);
 		if (reg->kind == VPMU_REG_CTR && reg->index < vm->pmu.nr_ctrs)
 			vm->ctr_regs |= 1ull << reg->index;
@@ -364,9 +365,11 @@ unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32
 		      unsigned max)
 {
 	unsigned n = 0;
-	if (!vm || space != vm->model->regspace)
+	if (!vm)
 		return 0;
 	for (unsigned i = 0; i < vm->pmu.nr_regs; i++) {
+		if (vm->pmu.regs[i].space != space)
+			continue;
 		if (regs && n < max)
 			regs[n] = vm->pmu.regs[i].addr;
 		n++;

@@ -184,17 +184,25 @@ static inline const struct vpmu_reg *vpmu_reg_lookup(const struct vpmu_reg_index
 static inline const struct vpmu_reg *vpmu_vm_reg(const struct vpmu_vm *vm,
 						 enum vpmu_regspace space, uint32_t addr)
 {
-	if (space != vm->model->regspace)
+	if (space != vm->model->regspace && space != VPMU_SPACE_STATE)
 		return NULL;
-	return vpmu_reg_lookup(&vm->rix, vm->pmu.regs, addr);
+	const struct vpmu_reg *r = vpmu_reg_lookup(&vm->rix, vm->pmu.regs, addr);
+	return r && r->space == space ? r : NULL;
 }
 /* The same from a vCPU: the lookup of the access path. */
 static inline const struct vpmu_reg *vpmu_vcpu_reg(const struct vpmu_vcpu *v,
 						   enum vpmu_regspace space, uint32_t addr)
 {
-	if (space != v->regspace)
+	if (space != v->regspace && space != VPMU_SPACE_STATE)
 		return NULL;
-	return vpmu_reg_lookup(v->rix, v->mregs, addr);
+	const struct vpmu_reg *r = vpmu_reg_lookup(v->rix, v->mregs, addr);
+	return r && r->space == space ? r : NULL;
+}
+/* The same for a guest access: never hidden state (VPMU_SPACE_STATE). */
+static inline const struct vpmu_reg *vpmu_vcpu_guest_reg(const struct vpmu_vcpu *v,
+							 enum vpmu_regspace space, uint32_t addr)
+{
+	return space == VPMU_SPACE_STATE ? NULL : vpmu_vcpu_reg(v, space, addr);
 }
 
 #define VPMU_ATTN_HT    0x1u  /* an HT sibling: accesses hold its core's lock */

@@ -229,6 +229,11 @@ static inline void vpmu_txn_violate(struct vpmu_txn *t, unsigned rule)
 {
 	t->violations |= 1u << rule;
 }
+/* The same for a mask of rule ids (a model's rule checker's result). */
+static inline void vpmu_txn_violate_mask(struct vpmu_txn *t, uint32_t rules)
+{
+	t->violations |= rules;
+}
 /* What counter pmc reads now (a counter loaded in this transaction: its new value). */
 uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc);
 
@@ -446,7 +451,7 @@ struct vpmu_model {
 	uint32_t rdpmc_fast;
 	const struct vpmu_reg *regs; /* sorted by address */
 	unsigned nr_regs;
-	const uint64_t *misc_reset; /* by MISC index (NULL: all 0) */
+	const uint64_t *misc_reset; /* VPMU_MAX_MISC reset values by MISC index (NULL: all 0) */
 	const struct vpmu_rule *rules;
 	unsigned nr_rules;
 	const struct vpmu_event_desc *events;

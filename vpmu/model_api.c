@@ -90,7 +90,8 @@ int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **ki
 	if (addr)
 		*addr = m->regs[i].addr;
 	if (kind)
-		*kind = kinds[m->regs[i].kind <= VPMU_REG_MISC ? m->regs[i].kind : 0];
+		*kind = m->regs[i].space == VPMU_SPACE_STATE ? "state"
+			: kinds[m->regs[i].kind <= VPMU_REG_MISC ? m->regs[i].kind : 0];
 	return 0;
 }
 

@@ -124,9 +124,8 @@ static void pmu_defaults(struct vpmu_pmu *p, const struct vpmu_model *m,
 	p->nr_regs = m->nr_regs <= VPMU_MAX_REGS ? m->nr_regs : 0;
 	if (p->nr_regs)
 		memcpy(p->regs, m->regs, p->nr_regs * sizeof(p->regs[0]));
-	for (unsigned i = 0; m->misc_reset && i < m->nr_regs; i++)
-		if (m->regs[i].kind == VPMU_REG_MISC && m->regs[i].index < VPMU_MAX_MISC)
-			p->misc_reset[m->regs[i].index] = m->misc_reset[m->regs[i].index];
+	if (m->misc_reset)
+		memcpy(p->misc_reset, m->misc_reset, sizeof(p->misc_reset));
 	p->events = m->events;
 	p->nr_events = m->nr_events;
 	p->event_exclude = m->event_exclude;

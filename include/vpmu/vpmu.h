@@ -61,7 +61,13 @@ enum vpmu_regspace {
 	VPMU_SPACE_MSR = 0,   /* x86 RDMSR/WRMSR */
 	VPMU_SPACE_SPR = 1,   /* PowerPC mfspr/mtspr */
 	VPMU_SPACE_CSR = 2,   /* RISC-V csrr (the counter CSRs a hypervisor traps) */
+	/* Hardware state no guest instruction reaches (the P4 counters a cascade
+	 * started), at pseudo-addresses from VPMU_STATE_BASE: host-initiated
+	 * accesses only (vpmu_reg_get/set, listed by vpmu_vm_regs), so that a
+	 * save/restore carries it; a guest access is never one. */
+	VPMU_SPACE_STATE = 3,
 };
+#define VPMU_STATE_BASE 0xFFFFFF00u
 
 /* Why a guest access is refused.  Anything but NONE means: inject the fault. */
 enum vpmu_fault {
@@ -229,7 +235,9 @@ struct vpmu_model_info {
 	unsigned nr_regs, nr_events, nr_rules;
 };
 int vpmu_model_info(const char *name, struct vpmu_model_info *out);   /* -ENOENT */
-/* Entry i of a model's register list / event table / rule list; -ENOENT past the end. */
+/* Entry i of a model's register list / event table / rule list; -ENOENT past the end.
+ * A register's kind is "control", "counter", "misc", or "state" (hidden state,
+ * in VPMU_SPACE_STATE; the others are in the model's regspace). */
 int vpmu_model_reg(const char *name, unsigned i, uint32_t *addr, const char **kind);
 int vpmu_model_event(const char *name, unsigned i, uint64_t *code, uint64_t *match,
 		     const char **event_name, int *generic);

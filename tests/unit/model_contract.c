@@ -104,7 +104,7 @@ static const struct vpmu_reg ct_regs[] = {
 	{ WHOAMI, VPMU_SPACE_MSR, VPMU_REG_MISC, M_WHOAMI, VPMU_REGF_READ_HOOK },
 };
 
-static const uint64_t ct_misc_reset[] = { [M_GCTL] = GCTL_PMI_EN, [M_WHOAMI] = 0 };
+static const uint64_t ct_misc_reset[VPMU_MAX_MISC] = { [M_GCTL] = GCTL_PMI_EN, [M_WHOAMI] = 0 };
 
 static const struct vpmu_rule ct_rules[R_NR] = {
 	[R_BIT19] = { "sel-bit19", "SEL bit 19 is reserved (test model)", 0 },
@@ -1122,7 +1122,10 @@ static void check_space(enum vpmu_regspace space, const char *sname)
 		if (info.regspace != space)
 			continue;
 		uint32_t addr;
-		for (unsigned i = 0; vpmu_model_reg(vpmu_model_name(k), i, &addr, NULL) == 0; i++) {
+		const char *kind;
+		for (unsigned i = 0; vpmu_model_reg(vpmu_model_name(k), i, &addr, &kind) == 0; i++) {
+			if (!strcmp(kind, "state"))
+				continue;   /* hidden state: VPMU_SPACE_STATE */
 			missing += !has_reg(r, n, addr);
 			if (!has_reg(seen, distinct, addr)) {
 				seen = realloc(seen, (distinct + 1) * sizeof(*seen));

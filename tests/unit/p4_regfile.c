@@ -32,7 +32,11 @@ int main(void)
 	for (unsigned i = 1; i < P4_NR_REGS; i++)
 		unsorted += p4_regs[i - 1].addr >= p4_regs[i].addr;
 	is_u64(unsorted, 0, "%u registers, strictly sorted by address", P4_NR_REGS);
-	is_u64(P4_NR_REGS, 18 + 18 + 45 + 2 + 1, "18 counters, 18 CCCRs, 45 ESCRs, the PEBS pair, MISC_ENABLE");
+	is_u64(P4_NR_REGS, 18 + 18 + 45 + 2 + 1 + 1,
+	       "18 counters, 18 CCCRs, 45 ESCRs, the PEBS pair, MISC_ENABLE, the cascade state");
+	const struct vpmu_reg *cs = find(VPMU_STATE_BASE);
+	ok(cs && cs->space == VPMU_SPACE_STATE && cs->kind == VPMU_REG_MISC,
+	   "the started cascades are hidden state a restore carries (VPMU_SPACE_STATE)");
 
 	unsigned bad = 0;
 	for (unsigned n = 0; n < P4_NR_COUNTERS; n++) {

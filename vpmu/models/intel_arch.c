@@ -495,7 +495,7 @@ static const struct vpmu_model_ops arch_ops = {
 #define ARCH_EXT_ECX 0x1u   /* LAHF/SAHF in 64-bit mode */
 
 #define ARCH_MODEL(sym, nm, desc, fam_model, step, ecx, brand_str, cpu_data, perf_cap)         \
-	static const uint64_t sym##_misc_reset[M_INUSE + 1] = {                                         \
+	static const uint64_t sym##_misc_reset[VPMU_MAX_MISC] = {                                \
 		[M_MISC_ENABLE] = MISC_ENABLE_PMU_BITS, [M_PERF_CAP] = (perf_cap),    \
 	};                                                                                     \
 	const struct vpmu_model sym = {                                                        \

@@ -42,7 +42,7 @@
  * vpmu emulates no DS save area (CPUID.1:EDX.DS is clear), so both say
  * unavailable (docs/models/p4.md, deviations).  Read-only to the guest. */
 #define MISC_ENABLE_PMU_BITS ((1ull << 7) | (1ull << 11) | (1ull << 12))
-static const uint64_t p4_misc_reset[] = { [P4_MISC_ENABLE] = MISC_ENABLE_PMU_BITS };
+static const uint64_t p4_misc_reset[VPMU_MAX_MISC] = { [P4_MISC_ENABLE] = MISC_ENABLE_PMU_BITS };
 
 /*
  * Cascading (manual: "Cascading Counters"): a counter whose CCCR has CASCADE
@@ -107,6 +107,14 @@ static enum vpmu_fault p4_write(const struct vpmu_model *m, const struct vpmu_ct
 		vpmu_txn_set_ctr(t, reg->index, val & P4_CTR_MASK);
 		return VPMU_FAULT_NONE;
 	}
+	if (reg->kind == VPMU_REG_MISC && reg->index == P4_MISC_CASCADED) {
+		/* Hidden state, restored by the host only (the core sends no guest
+		 * access here): counters that exist. */
+		if (val >> P4_NR_COUNTERS)
+			return VPMU_FAULT_RESERVED;
+		vpmu_txn_set_misc(t, P4_MISC_CASCADED, val);
+		return VPMU_FAULT_NONE;
+	}
 	if (reg->kind == VPMU_REG_MISC) {
 		if (!t->host)
 			val = (t->regs->misc[P4_MISC_ENABLE] & MISC_ENABLE_PMU_BITS) |
@@ -134,16 +142,16 @@ static enum vpmu_fault p4_write(const struct vpmu_model *m, const struct vpmu_ct
 			 * read breaks no rule. */
 			val = (val & ~(uint64_t)P4_CCCR_OVF) |
 			      (val & t->regs->ctrl[slot] & P4_CCCR_OVF);
-			t->violations |= p4_cccr_violations(val & ~(uint64_t)P4_CCCR_OVF, slot,
-							    cx->vm->cpumodel);
+			vpmu_txn_violate_mask(t, p4_cccr_violations(val & ~(uint64_t)P4_CCCR_OVF,
+								     slot, cx->vm->cpumodel));
 		}
 	} else if (!t->host) {
 		if (slot == P4_SLOT_PEBS)
-			t->violations |= p4_pebs_enable_violations(val);
+			vpmu_txn_violate_mask(t, p4_pebs_enable_violations(val));
 		else if (slot == P4_SLOT_PMV)
-			t->violations |= p4_pmv_violations(val);
+			vpmu_txn_violate_mask(t, p4_pmv_violations(val));
 		else
-			t->violations |= p4_escr_violations(val);
+			vpmu_txn_violate_mask(t, p4_escr_violations(val));
 	}
 	if (slot >= P4_SLOT_ESCR0 && slot < P4_SLOT_PEBS && !cx->vm->ht)
 		p4_escr_retarget(t, reg->addr, val);

@@ -46,6 +46,9 @@ const struct vpmu_reg p4_regs[P4_NR_REGS] = {
 	ESCR(0x3E0, 43), ESCR(0x3E1, 44),
 	{ P4_PEBS_ENABLE_MSR, VPMU_SPACE_MSR, VPMU_REG_CTRL, P4_SLOT_PEBS, 0 },
 	{ P4_PEBS_MATRIX_VERT_MSR, VPMU_SPACE_MSR, VPMU_REG_CTRL, P4_SLOT_PMV, 0 },
+	/* Which cascaded counters have started: no MSR shows it, a restore must
+	 * carry it (IA-32 SDM vol. 3, "Cascading Counters"). */
+	{ P4_STATE_CASCADED, VPMU_SPACE_STATE, VPMU_REG_MISC, P4_MISC_CASCADED, 0 },
 };
 
 uint32_t p4_slot_escr(unsigned slot)

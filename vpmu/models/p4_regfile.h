@@ -27,7 +27,9 @@
 #define P4_MISC_CASCADED 1u                    /* misc[]: counters started by a cascade (no MSR) */
 #define P4_MISC_ENABLED  2u                    /* misc[]: CCCRs with ENABLE (no MSR; derived by write) */
 
-#define P4_NR_REGS (2 * P4_NR_COUNTERS + P4_NR_ESCRS + 3)   /* 84 */
+/* The MSRs (84), and the cascade state save/restore carries (VPMU_SPACE_STATE). */
+#define P4_NR_REGS (2 * P4_NR_COUNTERS + P4_NR_ESCRS + 4)
+#define P4_STATE_CASCADED VPMU_STATE_BASE
 
 /* Sorted by address (the contract's lookup is a binary search). */
 extern const struct vpmu_reg p4_regs[P4_NR_REGS];

@@ -69,7 +69,7 @@ static const struct vpmu_reg p6_regs[] = {
 	{ MSR_MISC_ENABLE, VPMU_SPACE_MSR, VPMU_REG_MISC, P6_MISC_ENABLE, VPMU_REGF_READ_HOOK },
 };
 
-static const uint64_t p6_misc_reset[] = { [P6_MISC_ENABLE] = MISC_ENABLE_PMU_BITS };
+static const uint64_t p6_misc_reset[VPMU_MAX_MISC] = { [P6_MISC_ENABLE] = MISC_ENABLE_PMU_BITS };
 
 /* Linux's p6_perfmon_event_map and the SDM's P6 event table; L2_RQSTS takes a
  * MESI unit mask (0x0F: all lines = references, 0x01: I state = misses). */

@@ -87,7 +87,7 @@ static const struct vpmu_reg zen4_regs[] = {
 
 /* GlobalCtl at reset: every counter enabled (above); the read hook and derive
  * keep the bits of the counters the VM has. */
-static const uint64_t zen4_misc_reset[] = {
+static const uint64_t zen4_misc_reset[VPMU_MAX_MISC] = {
 	[ZEN_MISC_CTL] = (1ull << ZEN_NR_CTRS) - 1,
 	[ZEN_MISC_STATUS_SET] = 0,
 };

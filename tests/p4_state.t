@@ -1,0 +1,2 @@
+#!/bin/sh
+exec "${VPMU_BUILD:-build}/tests/p4_state"
