@@ -282,6 +282,23 @@ static inline uint64_t *retarget_field(struct vpmu_ctl_ctr *e, bool aux)
 	return aux ? &e->aux : &e->evntsel;
 }
 
+/* Steps 2 and 3 over the control patched in place (v->ctl, after a retarget or
+ * a regate, or as a write keeps it): checked as a derived one would be, the
+ * broken rules recorded; true when strict mode refuses (the caller puts its
+ * patch and the registers back). */
+static inline __attribute__((always_inline)) bool judge_in_place(struct vpmu_vcpu *v,
+								  uint32_t viol, bool strict,
+								  bool host)
+{
+#ifdef VPMU_CONTRACT_CHECKS
+	check_retarget(v, &v->ctl);
+#endif
+	if (!host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
+		viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
+	record_violations(v, viol);
+	return viol && strict;
+}
+
 static inline __attribute__((always_inline)) enum vpmu_fault retarget_commit(struct vpmu_vcpu *v,
 									       struct vpmu_txn *t,
 									       uint32_t viol, bool strict,
@@ -289,6 +306,9 @@ static inline __attribute__((always_inline)) enum vpmu_fault retarget_commit(str
 {
 	int i = v->vidx[t->retarget % VPMU_MAX_CTRS];
 	uint64_t sel = t->retarget_sel;
+	/* judge_in_place() spelled out for the hottest write (docs/performance.md:
+	 * its shared form costs the P6 write 6 instructions): the entry patched
+	 * while the rules look at it, a control known to hold a counter. */
 	if (i >= 0) {
 		uint64_t *f = retarget_field(&v->ctl.ctr[i], aux), old = *f;
 		*f = sel;
@@ -298,14 +318,10 @@ static inline __attribute__((always_inline)) enum vpmu_fault retarget_commit(str
 		if (!host && v->mops->check_control)
 			viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
 		*f = old;
-	} else {
-#ifdef VPMU_CONTRACT_CHECKS
-		check_retarget(v, &v->ctl);
-#endif
-		if (!host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
-			viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
+		record_violations(v, viol);
+	} else if (judge_in_place(v, viol, strict, host)) {
+		viol = 1;   /* refused below */
 	}
-	record_violations(v, viol);
 	if (viol && strict) {
 		txn_undo(t);
 		return VPMU_FAULT_STRICT;
@@ -350,13 +366,7 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_retarget(struct
 static __attribute__((noinline)) enum vpmu_fault txn_keep(struct vpmu_vcpu *v, struct vpmu_txn *t,
 							   uint32_t viol, bool strict, bool host)
 {
-#ifdef VPMU_CONTRACT_CHECKS
-	check_retarget(v, &v->ctl);
-#endif
-	if (!host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
-		viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
-	record_violations(v, viol);
-	if (viol && strict) {
+	if (judge_in_place(v, viol, strict, host)) {
 		txn_undo(t);
 		return VPMU_FAULT_STRICT;
 	}
@@ -373,13 +383,7 @@ static enum vpmu_fault txn_regate(struct vpmu_vcpu *v, struct vpmu_txn *t, uint3
 	unsigned k = (t->regate - 1u) % 4u;
 	uint64_t old = v->ctl.global[k];
 	v->ctl.global[k] = t->regate_val;
-#ifdef VPMU_CONTRACT_CHECKS
-	check_retarget(v, &v->ctl);
-#endif
-	if (!host && vpmu_ctl_n(&v->ctl) && v->mops->check_control)
-		viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &v->ctl);
-	record_violations(v, viol);
-	if (viol && strict) {
+	if (judge_in_place(v, viol, strict, host)) {
 		v->ctl.global[k] = old;
 		txn_undo(t);
 		return VPMU_FAULT_STRICT;
