@@ -313,6 +313,17 @@ static inline int vpmu_counter_event(struct vpmu_vcpu *v, unsigned i)
 	return ev;
 }
 
+/* Counter i of a running vCPU's control: what the host counted since its
+ * start joins its sum (perfctr's "read now, add the difference"); returns the
+ * host's reading, from which the counter may start again. */
+static inline __attribute__((always_inline)) uint64_t vpmu_counter_sample(struct vpmu_vcpu *v,
+									   unsigned i)
+{
+	uint64_t now = vpmu_host_read(v, v->ctl.ctr[i].pmc);
+	v->pmc[i].sum += now - v->pmc[i].start;
+	return now;
+}
+
 /* What the guest reads from counter pmc now. */
 static inline uint64_t vpmu_ctr_value(const struct vpmu_vcpu *v, unsigned pmc)
 {
@@ -369,8 +380,7 @@ static inline __attribute__((always_inline)) void vpmu_state_retarget_one(struct
 									   bool per_counter, bool aux)
 {
 	unsigned pmc = v->ctl.ctr[i].pmc;
-	uint64_t now = vpmu_host_read(v, pmc);
-	v->pmc[i].sum += now - v->pmc[i].start;
+	uint64_t now = vpmu_counter_sample(v, i);
 	vpmu_fold(v, i);
 	v->pmc[i].start = now;
 	if (aux)
@@ -415,8 +425,7 @@ static inline __attribute__((always_inline)) void vpmu_state_reprogram(struct vp
 		if (e->evntsel == v->ctl.ctr[i].evntsel && e->aux == v->ctl.ctr[i].aux)
 			continue;   /* same event: its difference runs on */
 		unsigned pmc = e->pmc;
-		uint64_t now = vpmu_host_read(v, pmc);
-		v->pmc[i].sum += now - v->pmc[i].start;
+		uint64_t now = vpmu_counter_sample(v, i);
 		vpmu_fold(v, i);
 		v->pmc[i].start = now;
 		v->ctl.ctr[i] = *e;

@@ -33,9 +33,7 @@ static __attribute__((noinline)) void isuspend(struct vpmu_vcpu *v)
 	for (unsigned i = v->ctl.nractrs; i < n; i++) {
 		unsigned pmc = v->ctl.ctr[i].pmc;
 		vpmu_host_write_ctrl(v, vpmu_ctr_slot(v->model, pmc), 0);
-		uint64_t now = vpmu_host_read(v, pmc);
-		v->pmc[i].sum += now - v->pmc[i].start;
-		v->pmc[i].start = now;
+		v->pmc[i].start = vpmu_counter_sample(v, i);
 	}
 }
 
@@ -45,7 +43,7 @@ static inline __attribute__((always_inline)) void state_suspend(struct vpmu_vcpu
 	if (v->ctl.nrictrs)
 		isuspend(v);
 	for (unsigned i = 0; i < v->ctl.nractrs; i++)
-		v->pmc[i].sum += vpmu_host_read(v, v->ctl.ctr[i].pmc) - v->pmc[i].start;
+		vpmu_counter_sample(v, i);
 }
 
 /* perfctr write_control, past the id check: every image that differs from the
@@ -166,8 +164,7 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 	if (v->cpu >= 0) {
 		if ((unsigned)i >= v->ctl.nractrs)
 			land_overflows(v);
-		uint64_t now = vpmu_host_read(v, pmc);
-		v->pmc[i].sum += now - v->pmc[i].start;
+		uint64_t now = vpmu_counter_sample(v, (unsigned)i);
 		if ((unsigned)i >= v->ctl.nractrs) {
 			vpmu_host_write_ctr(v, pmc, value);
 			now = value;
@@ -209,8 +206,7 @@ void vpmu_ht_sync(struct vpmu_vcpu *v, bool fold_all)
 		if (!drop && !fold)
 			continue;
 		if (v->cpu >= 0) {
-			uint64_t now = vpmu_host_read(v, pmc);
-			v->pmc[i].sum += now - v->pmc[i].start;
+			uint64_t now = vpmu_counter_sample(v, i);
 			if (drop && imode) {
 				/* It interrupts from the value written. */
 				now = vpmu_base(v, pmc);
