@@ -39,7 +39,7 @@ _guest_prog_obj = $(patsubst $(GUEST_DIR)/%.c,$(B)/guest/obj/%.o, \
 GUEST_OBJS    := $(GUEST_LIB_OBJ) $(foreach p,$(GUEST_PROGS),$(call _guest_prog_obj,$(p)))
 
 .PHONY: guests
-guests: $(GUEST_IMAGES) $(B)/guest/vpmu-workload
+guests: $(GUEST_IMAGES) $(B)/guest/vpmu-workload $(B)/guest/vpmu-selfcount
 # Keep the objects and the .elf (make would delete them as intermediates).
 # .PRECIOUS, not .SECONDARY with a list: a .SECONDARY with prerequisites would
 # cancel the including Makefile's bare .SECONDARY (every target secondary).
@@ -73,6 +73,12 @@ GUEST_LINUX_CFLAGS := -m32 -march=i686 -static -nostdlib -ffreestanding -fno-pie
 		      -fno-stack-protector -O1 -g -std=c11 -Wall -Wextra -Werror -Wl,--build-id
 
 $(B)/guest/vpmu-workload: $(GUEST_DIR)/linux/workload.c $(_guest_mk)
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_LINUX_CFLAGS) -o $@ $<
+
+# vpmu-selfcount: the same kind of program, the simplest perf client (events
+# it opens on itself with perf_event_open and ioctl).
+$(B)/guest/vpmu-selfcount: $(GUEST_DIR)/linux/selfcount.c $(_guest_mk)
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_LINUX_CFLAGS) -o $@ $<
 

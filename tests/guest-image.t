@@ -1,12 +1,13 @@
 #!/bin/sh
 # scripts/guest-image (docs/testing.md, "Linux guest images"): Debian's 686 and
-# amd64 kernels and the i386 busybox + perf initramfs for Linux guests, and the
-# workload that perf profiles in them (guest-tests/linux/workload.c).  Checks,
+# amd64 kernels and the i386 busybox + perf initramfs for Linux guests, the
+# workload that perf profiles in them (guest-tests/linux/workload.c) and the
+# self-counting client (guest-tests/linux/selfcount.c).  Checks,
 # without booting anything: the kernels are bzImages of the right kind; the
 # initramfs is a gzip'ed newc cpio with /init, a static i386 busybox, an i386
 # perf and, for every ELF in it, its interpreter and every NEEDED library at
 # the paths ld.so searches (no ld.so.cache); the workload is a static i386 ELF
-# with the symbol perf report should name.  Needs the Debian mirror the first
+# with the symbol perf report should name, the client a static i386 ELF.  Needs the Debian mirror the first
 # time (about 30 s; later runs a few seconds from the cache).
 GB=${VPMU_GUEST_BUILD:-build/guest}
 tmp=$(mktemp -d) || exit 1
@@ -131,4 +132,11 @@ wm=$(machine "$W")
 ok $? "$W is a static i386 executable (want Machine Intel 80386, EXEC, no interpreter; saw ${wm:-none: make guests builds it})"
 readelf -s "$W" 2>/dev/null | awk '$4 == "FUNC" && $8 == "hot_crc_loop" { f = 1 } END { exit !f }'
 ok $? "$W has the function symbol hot_crc_loop (for perf report; saw functions: $(readelf -s "$W" 2>/dev/null | awk '$4 == "FUNC" { printf "%s ", $8 }' | sed 's/ $//; s/^$/none/'))"
+
+# ---- the self-counting client (guest-tests/linux/selfcount.c)
+S=$GB/vpmu-selfcount
+sm=$(machine "$S")
+[ "$sm" = "Intel 80386" ] && [ "$(readelf -h "$S" 2>/dev/null | sed -n 's/^ *Type: *\([A-Z]*\).*/\1/p')" = EXEC ] &&
+	! readelf -l "$S" 2>/dev/null | grep -q 'program interpreter'
+ok $? "$S is a static i386 executable (want Machine Intel 80386, EXEC, no interpreter; saw ${sm:-none: make guests builds it})"
 echo "1..$n"

@@ -3,8 +3,10 @@
 # inside Debian's kernel with scripts/guest-image's busybox + perf initramfs and
 # guest-tests/linux/workload.c as /bin/vpmu-workload.  What it runs comes from
 # the kernel command line:
-#   vpmu.case=profile  perf stat (cycles, instructions, branches, task-clock) and
-#                      perf record -e cycles -c PERIOD with perf report's top lines
+#   vpmu.case=profile  guest-tests/linux/selfcount.c first (cycles events the
+#                      process opens on itself), then perf stat (cycles,
+#                      instructions, branches, task-clock) and perf record -e
+#                      cycles -c PERIOD with perf report's top lines
 #   vpmu.case=smp      perf stat -a -A -e cycles with a workload on every CPU
 #   vpmu.case=stat     perf stat alone (the strict-mode boots)
 #   vpmu.case=demo     perf record and perf report, for people (make demo)
@@ -74,6 +76,17 @@ record() { # perf record of the workload, then perf report's top symbols
 	grep -v -e '^#' -e '^$' /tmp/report.txt | head -n "${1:-8}" | sed 's/^ */@@ report: /'
 }
 
+self() { # the simplest perf client, as "@@ self: ..." lines (selfcount.c)
+	# It runs SCHED_FIFO: without the real-time throttle (0.95 s of every
+	# second) its windows, which take longer than that in the nested tier with
+	# their PMIs, are not preempted either.
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	/bin/vpmu-selfcount >/tmp/self.out 2>&1
+	rc=$?
+	sed -n "s/^vpmu-selfcount: /${P}self: /p" /tmp/self.out
+	[ $rc -eq 0 ] || { echo "${P}error: vpmu-selfcount exited with $rc"; cat /tmp/self.out; }
+}
+
 us() { # the workload's own time for its loops, in µs, from its output line
 	"$@" 2>/dev/null | sed -n 's/^vpmu-workload: .*, in \([0-9]*\) us$/\1/p'
 }
@@ -90,6 +103,9 @@ slowdown)
 	echo "@@ samples $(perf report -i /tmp/perf.data --stdio 2>/dev/null | sed -n 's/^# Samples: \(.*\) of event.*/\1/p' | head -n 1)"
 	echo "@@ throttled $(dmesg | grep -c 'interrupt took too long')" ;;
 profile)
+	# First, while no perf event has used a counter since boot (Linux's P4
+	# driver then starts the first one from 0: docs/linux-guests.md).
+	self
 	if [ "$statmode" = cpu ]; then
 		# perf record first: after the CPU-wide stat, the amd64 kernel's
 		# perf record on p4-em64t stopped making progress in about half
