@@ -46,6 +46,8 @@ int main(void)
 	ok(make_vm("skylake", -1, 5, -1, &vm) == -EINVAL && !vm, "skylake: 5 general counters refused (it has 4)");
 	ok(make_vm("skylake", -1, -1, 4, &vm) == -EINVAL, "skylake: 4 fixed counters refused (it has 3)");
 	ok(make_vm("skylake", 5, -1, -1, &vm) == -EINVAL, "skylake: version 5 refused (it is version 4)");
+	ok(make_vm("skylake", 0, -1, -1, &vm) == -EINVAL, "skylake: version 0 refused (architectural: 1 on)");
+	ok(make_vm("skylake", 1, -1, 1, &vm) == -EINVAL, "skylake as version 1: no fixed counter to have");
 	ok(make_vm("p6", -1, 1, -1, &vm) == -EINVAL, "p6: a legacy PMU takes no narrowing");
 	ok(make_vm("p6", -1, 2, 0, &vm) == 0, "p6: its own geometry is accepted");
 	vpmu_vm_destroy(vm);
@@ -63,6 +65,13 @@ int main(void)
 	   "skylake: leaf 0AH EAX 0x07300404, EBX 0, EDX 0x603");
 	ok(z && z->eax == 0xA, "leaf 0 names 0AH the highest basic leaf");
 	ok(vpmu_vm_cpuid(vm, l, 2) == -ENOSPC, "a short buffer: -ENOSPC");
+	vpmu_vm_destroy(vm);
+
+	ok(make_vm("skylake", 1, -1, -1, &vm) == 0 && vpmu_vm_pmu(vm, &pi) == 0 && pi.version == 1 &&
+	   pi.nr_fixed == 0, "skylake as version 1: no fixed counters");
+	n = vpmu_vm_cpuid(vm, l, VPMU_MAX_CPUID_LEAVES);
+	a = leaf(l, n, 0xA);
+	ok(a && a->eax == 0x07300401 && a->edx == 0, "skylake as version 1: leaf 0AH EAX 0x07300401, EDX 0");
 	vpmu_vm_destroy(vm);
 
 	ok(make_vm("sapphirerapids", -1, 3, 2, &vm) == 0, "sapphirerapids narrowed to 3 general, 2 fixed");

@@ -3,7 +3,8 @@
  * Intel architectural performance monitoring, versions 2 to 5 (Intel SDM vol.
  * 3B, "Architectural Performance Monitoring"), as the CPUs that introduced
  * them present it: core2 (v2), nehalem (v3), skylake (v4), icelake and
- * sapphirerapids (v5).  One set of ops; each CPU is data (struct arch_cpu).
+ * sapphirerapids (v5); a VM may present an earlier version, down to 1 (no
+ * GLOBAL_CTRL, no fixed counters), as KVM lets user space choose.  One set of ops; each CPU is data (struct arch_cpu).
  *
  * Registers (SDM vol. 4, "Architectural MSRs"):
  *   IA32_PMCn 0xC1+n, IA32_PERFEVTSELn 0x186+n     general counters n < nr_general
@@ -145,9 +146,9 @@ static uint64_t counters_mask(const struct vpmu_pmu *p)
 /* The VM's reserved-bit masks, which refresh computes (vpmu_pmu.model_data). */
 enum { D_COUNTERS, D_EVNTSEL_RSVD, D_FIXED_RSVD, D_STATUS_BITS };
 
-static uint64_t fixed_ctrl_reserved(const struct vpmu_model *m, const struct vpmu_pmu *p)
+static uint64_t fixed_ctrl_reserved(const struct vpmu_pmu *p, bool any_thread)
 {
-	uint64_t ok = 0, field = FIX_OS | FIX_USR | FIX_PMI | (cpu_of(m)->any_thread ? FIX_ANY : 0);
+	uint64_t ok = 0, field = FIX_OS | FIX_USR | FIX_PMI | (any_thread ? FIX_ANY : 0);
 	for (unsigned j = 0; j < p->nr_fixed; j++)
 		ok |= field << (4 * j);
 	return ~ok;
@@ -300,7 +301,11 @@ static void arch_derive(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 	for (unsigned i = 0; i < ni; i++)
 		ctl->ctr[n++] = imode[i];
 	ctl->nrictrs = ni;
-	ctl->global[0] = (r->misc[M_GLOBAL_STATUS] & STATUS_CTR_FRZ) ? 0 : r->misc[M_GLOBAL_CTRL];
+	/* Version 1 has no GLOBAL_CTRL: the gate stays open. */
+	if (p->version < 2)
+		ctl->global[0] = p->model_data[D_COUNTERS];
+	else
+		ctl->global[0] = (r->misc[M_GLOBAL_STATUS] & STATUS_CTR_FRZ) ? 0 : r->misc[M_GLOBAL_CTRL];
 }
 
 /* Host images: each counter's in slot pmc, the gate in ARCH_GATE_SLOT, last
@@ -415,7 +420,8 @@ static bool arch_keep_reg(const struct vpmu_pmu *p, const struct vpmu_reg *r)
 	}
 	if (r->index == M_STATUS_SET || r->index == M_INUSE)
 		return p->version >= 4;
-	if (r->index == M_GLOBAL_CTRL || r->index == M_GLOBAL_STATUS || r->index == M_OVF_CTRL)
+	if (r->index == M_GLOBAL_CTRL || r->index == M_GLOBAL_STATUS || r->index == M_OVF_CTRL ||
+	    r->index == M_FIXED_CTRL)
 		return p->version >= 2;
 	return true;
 }
@@ -429,11 +435,14 @@ static int arch_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o
 	const struct arch_cpu *c = cpu_of(m);
 	unsigned version = o->pmu_version >= 0 ? (unsigned)o->pmu_version : c->version;
 	unsigned gp = o->nr_general >= 0 ? (unsigned)o->nr_general : c->nr_gp;
-	unsigned fixed = o->nr_fixed >= 0 ? (unsigned)o->nr_fixed : c->nr_fixed;
-	/* Narrower only, and the version this model's registers are (a v1 PMU has
-	 * no GLOBAL_CTRL and no fixed counters: another register file). */
-	if (version != c->version || gp > c->nr_gp || fixed > c->nr_fixed)
+	/* Version 1 has no fixed counters (leaf 0AH EDX is version 2's). */
+	unsigned fixed = o->nr_fixed >= 0 ? (unsigned)o->nr_fixed : version >= 2 ? c->nr_fixed : 0;
+	/* Narrower only (KVM takes the same from user space's CPUID 0AH). */
+	if (version < 1 || version > c->version || gp > c->nr_gp || fixed > c->nr_fixed ||
+	    (version < 2 && fixed))
 		return -EINVAL;
+	/* AnyThread: versions 3 and 4 of a CPU that has it. */
+	bool any_thread = c->any_thread && version >= 3;
 	p->version = version;
 	p->nr_general = gp;
 	p->nr_fixed = fixed;
@@ -444,8 +453,8 @@ static int arch_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o
 	vpmu_pmu_set_width(p, ARCH_FIXED_BASE, fixed, c->fixed_width);
 	vpmu_pmu_filter_regs(p, arch_keep_reg);
 	p->model_data[D_COUNTERS] = counters_mask(p);
-	p->model_data[D_EVNTSEL_RSVD] = 0xFFFFFFFF00000000ull | (c->any_thread ? 0 : SEL_ANY);
-	p->model_data[D_FIXED_RSVD] = fixed_ctrl_reserved(m, p);
+	p->model_data[D_EVNTSEL_RSVD] = 0xFFFFFFFF00000000ull | (any_thread ? 0 : SEL_ANY);
+	p->model_data[D_FIXED_RSVD] = fixed_ctrl_reserved(p, any_thread);
 	p->model_data[D_STATUS_BITS] = counters_mask(p) | STATUS_COND_CHGD |
 				       (version >= 4 ? STATUS_CTR_FRZ : 0);
 	/* GLOBAL_CTRL resets with the general counters enabled, so that software
@@ -457,7 +466,9 @@ static int arch_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o
 		return -EINVAL;
 	l->eax = version | gp << 8 | c->gp_width << 16 | c->nr_arch_events << 24;
 	l->ebx = 0;   /* every architectural event is available */
-	l->edx = fixed | c->fixed_width << 5 | (c->any_thread || version < 3 ? 0 : 1u << 15);
+	/* EDX (version 2 on): the fixed counters and their width, and bit 15 on
+	 * the CPUs that deprecated AnyThread. */
+	l->edx = version < 2 ? 0 : fixed | c->fixed_width << 5 | (c->version >= 5 ? 1u << 15 : 0);
 	l->ecx = version >= 5 ? (1u << fixed) - 1 : 0;   /* v5: the fixed counters, as a bitmap */
 	return 0;
 }
