@@ -298,9 +298,11 @@ static bool setup(struct world *w, struct input *in)
 	/* The VM's registers: the model's, or the subset its PMU has (a
 	 * narrowed or smaller architectural PMU: vpmu_vm_pmu). */
 	struct vpmu_pmu_info pi;
-	CHECK(vpmu_vm_pmu(w->src.vm, &pi) == 0 && w->r.n == pi.nr_regs && w->r.n <= info.nr_regs,
-	      "%s: %u registers, the VM's PMU says %u, the model %u", cfg.model, w->r.n, pi.nr_regs,
-	      info.nr_regs);
+	unsigned hidden = vpmu_vm_regs(w->src.vm, VPMU_SPACE_STATE, NULL, 0);
+	CHECK(vpmu_vm_pmu(w->src.vm, &pi) == 0 && w->r.n + hidden == pi.nr_regs &&
+	      pi.nr_regs <= info.nr_regs,
+	      "%s: %u registers and %u of hidden state, the VM's PMU says %u, the model %u",
+	      cfg.model, w->r.n, hidden, pi.nr_regs, info.nr_regs);
 	if (!w->r.n)
 		return false;           /* "generic": nothing to save */
 	CHECK(w->r.n <= MAX_REGS, "%s: %u registers: raise MAX_REGS", cfg.model, w->r.n);

@@ -12,6 +12,7 @@ B=${VPMU_BUILD:-build}
 KB=${VPMU_KVM_BUILD:-build/static}
 GB=${VPMU_GUEST_BUILD:-build/guest}
 MODELS="p5 p5mmx 6x86mx mii cyrix-iii winchip-c6 winchip2 winchip3 p6 k7 k8 c3 p4 p4-em64t generic"
+ARCH_MODELS="core2 nehalem skylake icelake sapphirerapids"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 . tests/tap.sh
@@ -110,12 +111,20 @@ ok $? "stock KVM: vpmu-run reports the RDPMC fallback it found ($(sed -n 's/^vpm
 # The same guests on KVM with the RDPMC exit (always nested: modules cannot
 # be loaded into the host's own kernel) unless the native mode is forced.
 if [ "${VPMU_KVM_MODE:-auto}" != native ]; then
-	for m in $MODELS; do
-		echo "pmu:$m --model $m --vcpus 2 --tap --timeout 60 pmu-tests.bin"
-	done >"$tmp/patched.txt"
+	{
+		for m in $MODELS; do
+			echo "pmu:$m --model $m --vcpus 2 --tap --timeout 60 pmu-tests.bin"
+		done
+		# Architectural perfmon's global control (guest-tests/arch): every
+		# version's CPU, and Skylake presented as version 2 with 2+2 counters.
+		for m in $ARCH_MODELS; do
+			echo "arch:$m --model $m --tap --timeout 60 arch-tests.bin"
+		done
+		echo "arch:skylake-v2 --model skylake --pmu-version 2 --nr-general 2 --nr-fixed 2 --tap --timeout 60 arch-tests.bin"
+	} >"$tmp/patched.txt"
 	cp "$tmp/patched.txt" "$tmp/runs.txt"
-	scripts/kvm-env --patched-kvm --timeout 400 --file "$KB/bin/vpmu-run" --file "$GB/pmu-tests.bin" \
-		--file "$tmp/runs.txt" --file tests/guests/suite.sh \
+	scripts/kvm-env --patched-kvm --timeout 500 --file "$KB/bin/vpmu-run" --file "$GB/pmu-tests.bin" \
+		--file "$GB/arch-tests.bin" --file "$tmp/runs.txt" --file tests/guests/suite.sh \
 		-- /bin/busybox sh suite.sh >"$tmp/patched.out" 2>"$tmp/patched.err"
 	ok $? "one kvm-env --patched-kvm run holds the patched-KVM runs" "$tmp/patched.err"
 	split_runs "$tmp/patched.out" "$tmp/pk"
@@ -125,6 +134,9 @@ if [ "${VPMU_KVM_MODE:-auto}" != native ]; then
 		grep -q 'guest RDPMC: exit:' "$r/err" 2>/dev/null &&
 			[ "$(sed -n 's/.*vCPU 0 KVM:.* rdpmc-exits=\([0-9]*\).*/\1/p' "$r/out")" -gt 0 ] 2>/dev/null
 		ok $? "$m: RDPMC exits reached the model (vpmu-run: $(sed -n 's/^vpmu-run: guest RDPMC: //p' "$r/err" 2>/dev/null | cut -c1-40))" "$r/err"
+	done
+	for m in $ARCH_MODELS skylake-v2; do
+		check_pmu_run "$tmp/pk.arch:$m" "$m: architectural global control"
 	done
 else
 	n=$((n + 1))

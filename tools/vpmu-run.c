@@ -46,6 +46,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--ht] [--strict]\n"
+		"                [--pmu-version N] [--nr-general N] [--nr-fixed N]\n"
 		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
 		"                [--tap] [--console-input] [--accounting text|domstats|prometheus|json]\n"
 		"                [--name NAME]\n"
@@ -55,7 +56,9 @@ static void usage(void)
 		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32), or\n"
 		"  a Linux bzImage with --kernel (docs/vpmu-run.md, \"Linux guests\"), under\n"
 		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them);\n"
-		"  --cpumodel/--stepping change the CPUID identity it presents; --ht makes vCPUs\n"
+		"  --cpumodel/--stepping change the CPUID identity it presents; --pmu-version,\n"
+		"  --nr-general and --nr-fixed narrow its PMU (architectural perfmon, zen4), as\n"
+		"  KVM's CPUID 0AH does; --ht makes vCPUs\n"
 		"  2k and 2k+1 the two threads of one hyper-threaded core (p4, p4-em64t).  A Linux\n"
 		"  guest gets KVM's paravirtual clock unless --no-kvmclock.\n"
 		"  Exit status: the guest's (port 0xF4) below 124, 126 for a guest status of 124 or\n"
@@ -66,7 +69,8 @@ static void usage(void)
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){ .model = "p6", .backend = "perf", .append = "", .vcpus = 1,
-			    .mem_mb = 64, .timeout_s = 60, .cpumodel = -1, .stepping = -1 };
+			    .mem_mb = 64, .timeout_s = 60, .cpumodel = -1, .stepping = -1,
+			    .pmu_version = -1, .nr_general = -1, .nr_fixed = -1 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
@@ -78,6 +82,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->cpumodel = (int)cli_uint("vpmu-run", argv[++i], "--cpumodel", 0, 255);
 		else if (!strcmp(a, "--stepping") && more)
 			o->stepping = (int)cli_uint("vpmu-run", argv[++i], "--stepping", 0, 15);
+		else if (!strcmp(a, "--pmu-version") && more)
+			o->pmu_version = (int)cli_uint("vpmu-run", argv[++i], "--pmu-version", 1, 255);
+		else if (!strcmp(a, "--nr-general") && more)
+			o->nr_general = (int)cli_uint("vpmu-run", argv[++i], "--nr-general", 0,
+						      VPMU_MAX_CTRS);
+		else if (!strcmp(a, "--nr-fixed") && more)
+			o->nr_fixed = (int)cli_uint("vpmu-run", argv[++i], "--nr-fixed", 0, VPMU_MAX_CTRS);
 		else if (!strcmp(a, "--mem") && more)
 			o->mem_mb = cli_uint("vpmu-run", argv[++i], "--mem", 2, 3072), o->mem_given = true;
 		else if (!strcmp(a, "--timeout") && more)
@@ -332,11 +343,19 @@ static int setup_pmu(struct run *rn)
 	cfg.cpumodel = rn->o.cpumodel;
 	cfg.stepping = rn->o.stepping;
 	cfg.ht = rn->o.ht;
+	cfg.pmu_version = rn->o.pmu_version;
+	cfg.nr_general = rn->o.nr_general;
+	cfg.nr_fixed = rn->o.nr_fixed;
 	if ((r = vpmu_vm_create(rn->host, &cfg, &rn->pvm)) < 0) {
 		vpmu_model_info(rn->o.model, &info);
 		if (r == -EINVAL && cfg.ht && !info.hyper_threading)
 			return die(rn, "--ht: the %s model's CPUs had no hyper-threading (p4 and "
 				   "p4-em64t had)", rn->o.model);
+		if (r == -EINVAL && (cfg.pmu_version >= 0 || cfg.nr_general >= 0 || cfg.nr_fixed >= 0))
+			return die(rn, "the %s model's PMU cannot be narrowed so: it has at most "
+				   "version %u, %u general and %u fixed counters%s", rn->o.model,
+				   info.pmu_version, info.nr_general, info.nr_fixed,
+				   info.pmu_version ? "" : " (a legacy PMU has one geometry)");
 		return die(rn, "vpmu_vm_create(%s): %s", rn->o.model, strerror(-r));
 	}
 	for (unsigned i = 0; i < rn->o.vcpus; i++)

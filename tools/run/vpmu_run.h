@@ -33,6 +33,7 @@ struct opts {
 	bool console_input;  /* stdin feeds COM1's receiver (--console-input; a terminal by default) */
 	unsigned vcpus, mem_mb, timeout_s;
 	int cpumodel, stepping;   /* CPUID overrides; -1: the model's default */
+	int pmu_version, nr_general, nr_fixed;   /* the PMU narrowed; -1: the CPU's own */
 	bool strict, tap;
 	bool ht;             /* --ht: vCPU pairs are hyper-thread siblings */
 	bool no_kvmclock;    /* --no-kvmclock: a Linux guest sees the model's CPUID alone */
