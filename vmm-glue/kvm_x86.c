@@ -61,14 +61,14 @@ static int fail(char *err, int e, const char *fmt, ...)
 	return -e;
 }
 
-/* The MSRs that must exit: every PMU MSR of every model (vpmu_pmu_regs), sorted
- * and unique.  The VM's model answers the ones it owns and faults the rest, so a
- * guest probing another family's registers (Linux's check_hw_exists(),
- * perfctr's detection) sees #GP exactly as on the CPU it is shown, and
- * `generic` faults them all. */
-static unsigned filter_msrs(uint32_t *msrs)
+/* The MSRs that must exit: every PMU MSR of every model, and those the VM's
+ * model owns beside its PMU (vpmu_vm_trapped_regs), sorted and unique.  The
+ * VM's model answers the ones it owns and faults the rest, so a guest probing
+ * another family's registers (Linux's check_hw_exists(), perfctr's detection)
+ * sees #GP exactly as on the CPU it is shown, and `generic` faults them all. */
+static unsigned filter_msrs(const struct vpmu_vm *vm, uint32_t *msrs)
 {
-	unsigned n = vpmu_pmu_regs(VPMU_SPACE_MSR, msrs, MAX_FILTER_MSRS);
+	unsigned n = vpmu_vm_trapped_regs(vm, VPMU_SPACE_MSR, msrs, MAX_FILTER_MSRS);
 	return n < MAX_FILTER_MSRS ? n : MAX_FILTER_MSRS;
 }
 
@@ -80,8 +80,7 @@ static int set_msr_filter(int vm_fd, const struct vpmu_vm *vm, char *err)
 	struct kvm_msr_filter f;
 	memset(&f, 0, sizeof(f));
 	f.flags = KVM_MSR_FILTER_DEFAULT_ALLOW;
-	(void)vm;
-	unsigned n = filter_msrs(msrs), r = 0;
+	unsigned n = filter_msrs(vm, msrs), r = 0;
 	for (unsigned i = 0; i < n;) {
 		if (r == KVM_MSR_FILTER_MAX_RANGES)
 			return fail(err, ENOSPC, "MSR filter: the model's MSRs need more than %d ranges",

@@ -34,6 +34,10 @@ enum vpmu_reg_kind {
 
 /* Per-register semantics (struct vpmu_reg.flags). */
 #define VPMU_REGF_READ_HOOK 0x1u  /* reads go through the model's read op */
+/* The register exits only for the VMs whose model owns it (vpmu_vm_trapped_regs):
+ * the other models' CPUs have it too, outside their PMU, and KVM answers it for
+ * them (IA32_DEBUGCTL).  It stays out of vpmu_pmu_regs(). */
+#define VPMU_REGF_OWN_ONLY  0x2u
 
 struct vpmu_reg {
 	uint32_t addr;       /* MSR or SPR number */

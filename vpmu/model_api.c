@@ -142,7 +142,8 @@ unsigned vpmu_pmu_regs(enum vpmu_regspace space, uint32_t *regs, unsigned max)
 	unsigned n = 0;
 	for (unsigned k = 0; k < vpmu_nr_models; k++)
 		for (unsigned i = 0; i < vpmu_models[k]->nr_regs; i++)
-			if (vpmu_models[k]->regs[i].space == space)
+			if (vpmu_models[k]->regs[i].space == space &&
+			    !(vpmu_models[k]->regs[i].flags & VPMU_REGF_OWN_ONLY))
 				all[n++] = vpmu_models[k]->regs[i].addr;
 	qsort(all, n, sizeof(*all), cmp_u32);
 	unsigned u = 0;

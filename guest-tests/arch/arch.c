@@ -10,6 +10,7 @@
  *   - an overflow sets its GLOBAL_STATUS bit and raises a PMI through the
  *     LVTPC, which the delivery masks (the Pentium M and later);
  *     GLOBAL_OVF_CTRL clears the bit;
+ *   - IA32_DEBUGCTL.Freeze_PerfMon_On_PMI stops the counters at a PMI;
  *   - version 4: GLOBAL_STATUS_SET sets bits, STATUS_RESET clears them.
  * Booted with `vpmu-run --model M --tap arch-tests.bin` for the architectural
  * models (tests/guests.t); every expected value is the SDM's, none libvpmu's.
@@ -205,6 +206,74 @@ static void overflow_case(void)
 	end_case();
 }
 
+/* Freeze_PerfMon_On_PMI (SDM vol. 3B, "Freezing Counters on PMI"): the
+ * handler finds the counters stopped before it touches anything: GLOBAL_CTRL
+ * cleared (versions 2 and 3), or GLOBAL_STATUS.CTR_FRZ set (version 4's
+ * streamlined freeze, which clearing the bit ends). */
+#define MSR_DEBUGCTL 0x1D9u
+#define DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
+#define STATUS_CTR_FRZ (1ull << 59)
+
+static volatile uint64_t frz_ctrl, frz_status;
+
+static void on_freeze_pmi(struct irq_frame *f)
+{
+	(void)f;
+	uint64_t v = 0;
+	rdmsr_safe(MSR_GLOBAL_CTRL, &v);
+	frz_ctrl = v;
+	rdmsr_safe(MSR_GLOBAL_STATUS, &v);
+	frz_status = v;
+	pmis++;
+	apic_write(APIC_LVTPC, VEC_PMI | APIC_LVT_MASKED);
+	apic_eoi();
+}
+
+static void freeze_case(void)
+{
+	if (!host_counts()) {
+		case_skip("Freeze_PerfMon_On_PMI", "the host counts nothing");
+		return;
+	}
+	begin_case("IA32_DEBUGCTL.Freeze_PerfMon_On_PMI: the PMI stops every counter (%s)",
+		   pmu.version >= 4 ? "GLOBAL_STATUS.CTR_FRZ" : "GLOBAL_CTRL cleared");
+	quiet();
+	apic_enable();
+	set_irq_handler(VEC_PMI, on_freeze_pmi);
+	apic_write(APIC_LVTPC, VEC_PMI);
+	pmis = 0;
+	wr(MSR_DEBUGCTL, DEBUGCTL_FREEZE_PERFMON_ON_PMI);
+	EXPECT_EQ(rd(MSR_DEBUGCTL), DEBUGCTL_FREEZE_PERFMON_ON_PMI);
+	wr(MSR_PMC(0), (uint32_t)(0u - PERIOD));
+	wr(MSR_EVNTSEL(0), SEL_EN | SEL_INT | SEL_OS | SEL_USR | CYCLES);
+	if (pmu.nfixed >= 2)
+		wr(MSR_FIXED_CTR_CTRL, FIXED1_OS_USR);
+	sti();
+	wr(MSR_GLOBAL_CTRL, 1ull | (pmu.nfixed >= 2 ? 1ull << 33 : 0));
+	struct deadline d;
+	deadline_init_us(&d, PMI_WAIT_MS * 1000ull);
+	while (!pmis && !deadline_passed(&d))
+		cpu_relax();
+	cli();
+	EXPECT_EQ(pmis, 1);
+	if (pmu.version >= 4) {
+		EXPECT(frz_status & STATUS_CTR_FRZ);
+		EXPECT(frz_ctrl & 1);
+	} else {
+		EXPECT_EQ(frz_ctrl, 0);
+	}
+	EXPECT(frz_status & 1);
+	/* Frozen: neither counter moves. */
+	uint64_t a = rd(MSR_PMC(0)), f = pmu.nfixed >= 2 ? rd(MSR_FIXED_CTR(1)) : 0;
+	spin_us(WORK_US);
+	EXPECT_EQ(rd(MSR_PMC(0)), a);
+	if (pmu.nfixed >= 2)
+		EXPECT_EQ(rd(MSR_FIXED_CTR(1)), f);
+	wr(MSR_DEBUGCTL, 0);
+	quiet();
+	end_case();
+}
+
 static void status_set_case(void)
 {
 	if (pmu.version < 4) {
@@ -238,5 +307,6 @@ void guest_main(void)
 	gate_case();
 	fixed_rdpmc_case();
 	overflow_case();
+	freeze_case();
 	status_set_case();
 }

@@ -246,6 +246,12 @@ int vpmu_model_rule(const char *name, unsigned i, const char **rule_name, const 
  * first `max` in regs): what a VMM traps so that a guest probing another CPU's
  * PMU registers faults exactly as on the CPU it sees. */
 unsigned vpmu_pmu_regs(enum vpmu_regspace space, uint32_t *regs, unsigned max);
+/* What a VMM traps for one VM: vpmu_pmu_regs() and the registers the VM's model
+ * owns that other CPUs have outside their PMU (IA32_DEBUGCTL on architectural
+ * perfmon, whose Freeze_PerfMon_On_PMI the model emulates; KVM answers it for
+ * the other models), sorted and unique: how many; the first `max` in regs. */
+unsigned vpmu_vm_trapped_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t *regs,
+			      unsigned max);
 
 /* ---- host ---- */
 int vpmu_host_create(const struct vpmu_backend *backend, unsigned nr_cpus,

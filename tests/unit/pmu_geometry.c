@@ -81,8 +81,10 @@ int main(void)
 	 * bitmap (0x3); EDX 2 fixed counters, 48 bits, AnyThread deprecated (bit 15). */
 	ok(a && a->eax == 0x08300305 && a->ecx == 0x3 && a->edx == (2u | 48u << 5 | 1u << 15),
 	   "sapphirerapids narrowed: leaf 0AH follows");
-	ok(vpmu_vm_pmu(vm, &pi) == 0 && pi.nr_regs == 3 + 3 + 3 + 2 + 8,
-	   "narrowed: 3 counters, 3 selects, 3 aliases, 2 fixed and 8 other registers");
+	/* The 9 others: MISC_ENABLE, DEBUGCTL, PERF_CAPABILITIES, FIXED_CTR_CTRL,
+	 * GLOBAL_STATUS, _CTRL, _OVF_CTRL, _STATUS_SET, _INUSE. */
+	ok(vpmu_vm_pmu(vm, &pi) == 0 && pi.nr_regs == 3 + 3 + 3 + 2 + 9,
+	   "narrowed: 3 counters, 3 selects, 3 aliases, 2 fixed and 9 other registers");
 	vpmu_vm_destroy(vm);
 
 	ok(make_vm("core2", -1, -1, -1, &vm) == 0 && vpmu_vm_pmu(vm, &pi) == 0 && pi.version == 2 &&
@@ -91,6 +93,25 @@ int main(void)
 	a = leaf(l, n, 0xA);
 	ok(a && a->eax == 0x07280202 && a->edx == (3u | 40u << 5), "core2: leaf 0AH");
 	ok(vpmu_vm_pmi_automask(vm), "core2 masks the LVTPC on PMI delivery (Pentium M and later)");
+	vpmu_vm_destroy(vm);
+
+	/* IA32_DEBUGCTL exits for an architectural VM (the model emulates its
+	 * Freeze_PerfMon_On_PMI), not for the others, whose CPUs have it outside
+	 * their PMU and for which KVM answers it. */
+	uint32_t regs[512];
+	unsigned nu = vpmu_pmu_regs(VPMU_SPACE_MSR, regs, 512), has = 0;
+	for (unsigned i = 0; i < nu; i++)
+		has += regs[i] == 0x1D9;
+	ok(has == 0, "the models' union leaves IA32_DEBUGCTL to KVM");
+	ok(make_vm("skylake", -1, -1, -1, &vm) == 0, "a skylake VM");
+	unsigned nt = vpmu_vm_trapped_regs(vm, VPMU_SPACE_MSR, regs, 512);
+	has = 0;
+	for (unsigned i = 0; i < nt; i++)
+		has += regs[i] == 0x1D9;
+	ok(has == 1 && nt == nu + 1, "skylake: its VM traps the union and IA32_DEBUGCTL (%u, %u)", nt, nu);
+	vpmu_vm_destroy(vm);
+	ok(make_vm("p6", -1, -1, -1, &vm) == 0 && vpmu_vm_trapped_regs(vm, VPMU_SPACE_MSR, NULL, 0) == nu,
+	   "p6: its VM traps the union alone (KVM answers IA32_DEBUGCTL)");
 	vpmu_vm_destroy(vm);
 
 	struct vpmu_model_info mi;

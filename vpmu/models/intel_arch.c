@@ -59,7 +59,15 @@
 #define PERF_CAP_FW_WRITE (1ull << 13)
 
 enum { M_FIXED_CTRL, M_GLOBAL_CTRL, M_GLOBAL_STATUS, M_OVF_CTRL, M_PERF_CAP, M_MISC_ENABLE,
-       M_STATUS_SET, M_INUSE };
+       M_STATUS_SET, M_INUSE, M_DEBUGCTL };
+
+/* IA32_DEBUGCTL (SDM vol. 3B, "IA32_DEBUGCTL MSR"): LBR (0) and BTF (1) are
+ * dropped as KVM drops them without LBR virtualization (no LBR stack and no
+ * branch single-step are emulated here), Freeze_PerfMon_On_PMI (12, version
+ * 2 on) is emulated; any other bit #GP. */
+#define DEBUGCTL_LBR (1ull << 0)
+#define DEBUGCTL_BTF (1ull << 1)
+#define DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
 
 enum { R_CPL_NONE, R_IRESET, R_PIN_CONTROL, R_NR };
 
@@ -95,6 +103,7 @@ static const struct vpmu_reg arch_regs[] = {
 	GP(0), GP(1), GP(2), GP(3), GP(4), GP(5), GP(6), GP(7),
 	SEL(0), SEL(1), SEL(2), SEL(3), SEL(4), SEL(5), SEL(6), SEL(7),
 	MISC(0x1A0, M_MISC_ENABLE, 0),
+	MISC(0x1D9, M_DEBUGCTL, VPMU_REGF_OWN_ONLY),
 	FIX(0), FIX(1), FIX(2), FIX(3),
 	MISC(0x345, M_PERF_CAP, 0),
 	MISC(0x38D, M_FIXED_CTRL, 0),
@@ -144,7 +153,7 @@ static uint64_t counters_mask(const struct vpmu_pmu *p)
 }
 
 /* The VM's reserved-bit masks, which refresh computes (vpmu_pmu.model_data). */
-enum { D_COUNTERS, D_EVNTSEL_RSVD, D_FIXED_RSVD, D_STATUS_BITS };
+enum { D_COUNTERS, D_EVNTSEL_RSVD, D_FIXED_RSVD, D_STATUS_BITS, D_DEBUGCTL_OK };
 
 static uint64_t fixed_ctrl_reserved(const struct vpmu_pmu *p, bool any_thread)
 {
@@ -227,6 +236,13 @@ static enum vpmu_fault arch_write(const struct vpmu_model *m, const struct vpmu_
 		/* Overflow bits are status, not control: only CTR_FRZ gates. */
 		if (!(val & STATUS_CTR_FRZ))
 			vpmu_txn_keep_control(t);
+		return VPMU_FAULT_NONE;
+	case M_DEBUGCTL:
+		if (!t->host)
+			val &= ~(DEBUGCTL_LBR | DEBUGCTL_BTF);
+		if (val & ~p->model_data[D_DEBUGCTL_OK])
+			return VPMU_FAULT_RESERVED;
+		vpmu_txn_set_misc(t, M_DEBUGCTL, val);
 		return VPMU_FAULT_NONE;
 	case M_MISC_ENABLE:
 		if (!t->host)
@@ -369,11 +385,23 @@ static uint64_t arch_ctl_key(const struct vpmu_model *m, const struct vpmu_ctl_c
 static bool arch_overflow(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 			  struct vpmu_txn *t, unsigned pmc)
 {
-	(void)m, (void)cx;
-	vpmu_txn_set_misc(t, M_GLOBAL_STATUS, t->regs->misc[M_GLOBAL_STATUS] | global_bit(pmc));
-	if (is_fixed(pmc))
-		return (t->regs->misc[M_FIXED_CTRL] >> (4 * (pmc - ARCH_FIXED_BASE))) & FIX_PMI;
-	return (t->regs->ctrl[pmc] & SEL_INT) != 0;
+	(void)m;
+	const uint64_t *misc = t->regs->misc;
+	vpmu_txn_set_misc(t, M_GLOBAL_STATUS, misc[M_GLOBAL_STATUS] | global_bit(pmc));
+	bool pmi = is_fixed(pmc) ? (misc[M_FIXED_CTRL] >> (4 * (pmc - ARCH_FIXED_BASE))) & FIX_PMI
+				 : (t->regs->ctrl[pmc] & SEL_INT) != 0;
+	/* Freeze_PerfMon_On_PMI (SDM vol. 3B, "Freezing Counters on PMI"): a PMI
+	 * stops every counter, by clearing GLOBAL_CTRL (versions 2 and 3, the
+	 * legacy freeze) or by setting GLOBAL_STATUS.CTR_FRZ (version 4's
+	 * streamlined freeze, which software ends by clearing the bit). */
+	if (pmi && (misc[M_DEBUGCTL] & DEBUGCTL_FREEZE_PERFMON_ON_PMI)) {
+		if (cx->vm->pmu->version >= 4)
+			vpmu_txn_set_misc(t, M_GLOBAL_STATUS, t->regs->misc[M_GLOBAL_STATUS] |
+							      STATUS_CTR_FRZ);
+		else
+			vpmu_txn_set_misc(t, M_GLOBAL_CTRL, 0);
+	}
+	return pmi;
 }
 
 /* RDPMC (SDM vol. 2B, RDPMC): ECX[30] selects the fixed counters, ECX[29:0]
@@ -457,6 +485,7 @@ static int arch_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o
 	p->model_data[D_FIXED_RSVD] = fixed_ctrl_reserved(p, any_thread);
 	p->model_data[D_STATUS_BITS] = counters_mask(p) | STATUS_COND_CHGD |
 				       (version >= 4 ? STATUS_CTR_FRZ : 0);
+	p->model_data[D_DEBUGCTL_OK] = version >= 2 ? DEBUGCTL_FREEZE_PERFMON_ON_PMI : 0;
 	/* GLOBAL_CTRL resets with the general counters enabled, so that software
 	 * written for version 1 counts with EN alone (SDM vol. 3B, "Architectural
 	 * Performance Monitoring Version 2"; KVM sets it so at RESET). */
