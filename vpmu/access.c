@@ -23,29 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
-
-void vpmu_vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
-{
-	unsigned n = vpmu_ctl_n(ctl);
-	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++)
-		v->vidx[v->ctl.ctr[i].pmc] = -1;
-	v->ctl.nractrs = ctl->nractrs;
-	v->ctl.nrictrs = ctl->nrictrs;
-	/* The globals past the model's stay 0 (the content id hashes all four). */
-	for (unsigned k = 0; k < v->model->nr_globals; k++)
-		v->ctl.global[k] = ctl->global[k];
-	for (unsigned i = 0; i < n; i++) {
-		v->ctl.ctr[i] = ctl->ctr[i];
-		v->vidx[ctl->ctr[i].pmc] = (int8_t)i;
-		v->pmc[i].sum = 0;
-		v->pmc[i].start = 0;
-		v->event[i] = VPMU_EVENT_UNRESOLVED;
-	}
-	v->id_valid = false;
-	/* Counter registers of i-mode counters must be (re)loaded at the next resume. */
-	v->isuspend_cpu = -1;
-}
+#include "control.h"
 
 uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc)
 {
@@ -54,128 +32,6 @@ uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc)
 	if (t->ctr_mask & (1ull << pmc))
 		return t->ctr_val[pmc];
 	return vpmu_ctr_value(t->vcpu, pmc);
-}
-
-/* The derived control with i-mode start values: a counter that stays in i-mode
- * keeps its ireset; one that becomes i-mode starts from the value it holds now
- * (or is loaded with in this transaction), and perfctr's check_ireset applies
- * to that start (VPMU_RULE_CHECK_IRESET; its violation is added to *viol). */
-static inline __attribute__((always_inline)) void derive_control(struct vpmu_vcpu *v,
-								   const struct vpmu_txn *t,
-								   struct vpmu_ctl *ctl,
-								   uint32_t *viol)
-{
-	/* Models set whole entries (vpmu_ctl_set): only the counts and the globals
-	 * they use need zeroing. */
-	ctl->nractrs = ctl->nrictrs = 0;
-	for (unsigned k = 0; k < v->model->nr_globals; k++)
-		ctl->global[k] = 0;
-	v->mops->derive(v->model, &v->ctx, v->rf, ctl);
-	if (!ctl->nrictrs)
-		return;
-	if (__builtin_expect(!(v->model->caps & VPMU_CAP_PCINT), 0)) {
-		/* perfctr: no i-mode counters without PCINT (update_control's -EPERM):
-		 * a CPU without an overflow interrupt cannot interrupt, so what a
-		 * model derives as i-mode counts as a-mode. */
-		ctl->nractrs += ctl->nrictrs;
-		ctl->nrictrs = 0;
-		return;
-	}
-	bool msb = v->model->caps & VPMU_CAP_OVF_ON_MSB;
-	for (unsigned i = ctl->nractrs; i < vpmu_ctl_n(ctl); i++) {
-		unsigned pmc = ctl->ctr[i].pmc;
-		int old = v->vidx[pmc];
-		if (!(t && (t->ctr_mask & (1ull << pmc))) && old >= (int)v->ctl.nractrs) {
-			ctl->ctr[i].ireset = v->ctl.ctr[old].ireset;
-			continue;
-		}
-		uint64_t start = t && (t->ctr_mask & (1ull << pmc)) ? t->ctr_val[pmc]
-								  : vpmu_ctr_value(v, pmc);
-		ctl->ctr[i].ireset = start;
-		/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
-		if (viol && v->vm->ireset_rule >= 0 && ((int32_t)(uint32_t)start >= 0) != msb)
-			*viol |= 1u << v->vm->ireset_rule;
-	}
-}
-
-/* Whether two controls have the same globals, as far as the model uses them. */
-static inline bool globals_equal(const struct vpmu_model *m, const struct vpmu_ctl *a,
-				 const struct vpmu_ctl *b)
-{
-	for (unsigned k = 0; k < m->nr_globals; k++)
-		if (a->global[k] != b->global[k])
-			return false;
-	return true;
-}
-
-/* Whether two controls have the same counters, entry by entry. */
-static inline bool entries_equal(const struct vpmu_ctl *a, const struct vpmu_ctl *b)
-{
-	if (a->nractrs != b->nractrs || a->nrictrs != b->nrictrs)
-		return false;
-	for (unsigned i = 0; i < vpmu_ctl_n(a); i++) {
-		const struct vpmu_ctl_ctr *x = &a->ctr[i], *y = &b->ctr[i];
-		if (x->pmc != y->pmc || x->evntsel != y->evntsel || x->ireset != y->ireset ||
-		    x->aux != y->aux || x->aux_slot != y->aux_slot)
-			return false;
-	}
-	return true;
-}
-
-/* Whether two controls are equal, compared only as far as their counters reach. */
-static inline bool ctl_equal(const struct vpmu_model *m, const struct vpmu_ctl *a,
-			     const struct vpmu_ctl *b)
-{
-	return globals_equal(m, a, b) && entries_equal(a, b);
-}
-
-/* Install a new control; a running vCPU is suspended and resumed around it, as
- * perfctr's vperfctr control update does. */
-static void apply_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
-{
-	bool running = v->cpu >= 0;
-	if (running)
-		vpmu_state_suspend(v);
-	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++)
-		vpmu_counter_fold(v, i);
-	vpmu_vcpu_set_control(v, ctl);
-	if (running)
-		vpmu_state_resume(v);
-}
-
-/* Move to a derived control: in place where only a-mode event selects change. */
-static inline __attribute__((always_inline)) void install_control(struct vpmu_vcpu *v,
-								    const struct vpmu_ctl *ctl)
-{
-	const struct vpmu_ctl *cur = &v->ctl;
-	if (v->cpu >= 0 && !(cur->nrictrs | ctl->nrictrs) && cur->nractrs == ctl->nractrs &&
-	    globals_equal(v->model, cur, ctl)) {
-		/* The same a-mode counters and globals: move in place where an event
-		 * select changed (docs/design.md). */
-		for (unsigned i = 0; i < ctl->nractrs; i++)
-			if (ctl->ctr[i].pmc != cur->ctr[i].pmc)
-				goto apply;
-		vpmu_state_reprogram(v, ctl);
-		return;
-	}
-	if (__builtin_expect(v->cpu >= 0 && (v->model->caps & VPMU_CAP_GLOBAL_GATE), 0) &&
-	    entries_equal(ctl, cur)) {
-		if (!globals_equal(v->model, ctl, cur))
-			vpmu_state_regate(v, ctl);
-		return;
-	}
-	if (ctl_equal(v->model, ctl, cur))
-		return;
-apply:
-	apply_control(v, ctl);
-}
-
-void vpmu_vcpu_refresh(struct vpmu_vcpu *v)
-{
-	struct vpmu_ctl ctl;
-	vpmu_clear_stale(v);
-	derive_control(v, NULL, &ctl, NULL);
-	install_control(v, &ctl);
 }
 
 static void record_violations(struct vpmu_vcpu *v, uint32_t viol)
@@ -274,7 +130,7 @@ static __attribute__((noinline)) void retarget_slow(struct vpmu_vcpu *v, unsigne
 		ctl.ctr[i].aux = sel;
 	else
 		ctl.ctr[i].evntsel = sel;
-	apply_control(v, &ctl);
+	vpmu_control_apply(v, &ctl);
 }
 
 static inline uint64_t *retarget_field(struct vpmu_ctl_ctr *e, bool aux)
@@ -329,9 +185,9 @@ static inline __attribute__((always_inline)) enum vpmu_fault retarget_commit(str
 	if (i >= 0 && sel != *retarget_field(&v->ctl.ctr[i], aux)) {
 		if (v->cpu >= 0 && (unsigned)i < v->ctl.nractrs) {
 			if (aux)
-				vpmu_state_retarget(v, (unsigned)i, sel, true);
+				state_retarget(v, (unsigned)i, sel, true);
 			else
-				vpmu_state_retarget(v, (unsigned)i, sel, false);
+				state_retarget(v, (unsigned)i, sel, false);
 		} else {
 			retarget_slow(v, (unsigned)i, sel, aux);
 		}

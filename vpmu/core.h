@@ -235,7 +235,9 @@ int vpmu_pmu_init(struct vpmu_pmu *p, const struct vpmu_model *m, const struct v
 int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 			 const struct vpmu_vm_config *cfg, struct vpmu_vm **out);
 
-/* ---- access.c ---- */
+/* ---- control.c (control.h: installing a control) ---- */
+/* The bookkeeping of a new control (no host access: the caller suspends and
+ * resumes around it). */
 void vpmu_vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 /* Derive the control again after the register file changed behind the access
  * path (an overflow's status, an HT sibling's write). */
@@ -372,82 +374,8 @@ static inline __attribute__((always_inline)) void vpmu_fold(struct vpmu_vcpu *v,
 	vpmu_fold_sum(v, i, false);
 }
 
-/* Counter i (a-mode, of a running vCPU) now counts with image sel: fold its
- * old event's count, restart its difference, write its image (the host writes
- * of suspend + resume for that change). */
-static inline __attribute__((always_inline)) void vpmu_state_retarget_one(struct vpmu_vcpu *v,
-									   unsigned i, uint64_t sel,
-									   bool per_counter, bool aux)
-{
-	unsigned pmc = v->ctl.ctr[i].pmc;
-	uint64_t now = vpmu_counter_sample(v, i);
-	vpmu_fold(v, i);
-	v->pmc[i].start = now;
-	if (aux)
-		v->ctl.ctr[i].aux = sel;
-	else
-		v->ctl.ctr[i].evntsel = sel;
-	v->event[i] = VPMU_EVENT_UNRESOLVED;
-	if (per_counter && v->cache->ctrl[pmc] != sel)
-		vpmu_host_write_ctrl(v, pmc, sel);
-	/* The aux image's slot is the entry's alone (vpmu_txn_retarget_aux). */
-	if (aux && v->cache->ctrl[v->ctl.ctr[i].aux_slot] != sel)
-		vpmu_host_write_ctrl(v, v->ctl.ctr[i].aux_slot, sel);
-}
-
-/* Counter i's image (aux: its aux) becomes sel, in place. */
-static inline __attribute__((always_inline)) void vpmu_state_retarget(struct vpmu_vcpu *v,
-								       unsigned i, uint64_t sel,
-								       bool aux)
-{
-	bool per_counter = !aux && v->mops->ctrl_images == NULL;
-	vpmu_state_retarget_one(v, i, sel, per_counter, aux);
-	v->id_valid = false;
-	if (per_counter || aux)
-		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
-	else
-		vpmu_write_control_images(v);
-}
-
-/* The in-place move of a running vCPU to a control with the same a-mode
- * counters: for each counter whose entry changed, one read folds the old
- * event's count and restarts the difference; then the images that changed are
- * written.  The host writes are exactly those of suspend + resume (perfctr).
- * Inline: it is most of a control write (docs/performance.md). */
-static inline __attribute__((always_inline)) void vpmu_state_reprogram(struct vpmu_vcpu *v,
-									const struct vpmu_ctl *ctl)
-{
-	/* Models with the default images (slot pmc holds counter pmc's evntsel)
-	 * write each changed image here; the others rebuild theirs below. */
-	bool per_counter = v->mops->ctrl_images == NULL, changed = false;
-	for (unsigned i = 0; i < ctl->nractrs; i++) {
-		const struct vpmu_ctl_ctr *e = &ctl->ctr[i];
-		if (e->evntsel == v->ctl.ctr[i].evntsel && e->aux == v->ctl.ctr[i].aux)
-			continue;   /* same event: its difference runs on */
-		unsigned pmc = e->pmc;
-		uint64_t now = vpmu_counter_sample(v, i);
-		vpmu_fold(v, i);
-		v->pmc[i].start = now;
-		v->ctl.ctr[i] = *e;
-		v->event[i] = VPMU_EVENT_UNRESOLVED;
-		changed = true;
-		if (per_counter && v->cache->ctrl[pmc] != e->evntsel)
-			vpmu_host_write_ctrl(v, pmc, e->evntsel);
-	}
-	if (!changed)
-		return;
-	v->id_valid = false;
-	if (per_counter)
-		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
-	else
-		vpmu_write_control_images(v);
-}
 void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
-/* A running vCPU whose control changes only in its globals, on a model whose
- * globals gate counting in the host images (VPMU_CAP_GLOBAL_GATE): the images
- * that changed are written in place; every counter's difference runs on (a
- * gated counter's host count stands still). */
-void vpmu_state_regate(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
+
 /* An HT sibling, under its core's lock: take in what the other thread's
  * counter writes and reads asked of it (docs/models/p4.md); with fold_all,
  * fold every counter's count into the shared values. */

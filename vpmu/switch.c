@@ -177,19 +177,6 @@ void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value)
 	vpmu_base_set(v, pmc, value);
 }
 
-__attribute__((noinline)) void vpmu_state_regate(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl)
-{
-	for (unsigned k = 0; k < v->model->nr_globals; k++) {
-		uint64_t g = ctl->global[k];
-		unsigned slot = v->model->global_slot[k];
-		v->ctl.global[k] = g;
-		if (v->cache->ctrl[slot] != g)
-			vpmu_host_write_ctrl(v, slot, g);
-	}
-	v->id_valid = false;
-	v->cache->id = ~0ull;   /* what write_control records for an unhashed control */
-}
-
 void vpmu_ht_sync(struct vpmu_vcpu *v, bool fold_all)
 {
 	struct vpmu_core_regs *c = v->core;
