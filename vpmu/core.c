@@ -377,12 +377,6 @@ unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32
 	return n;
 }
 
-static int cmp_addr(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 unsigned vpmu_vm_trapped_regs(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t *regs,
 			      unsigned max)
 {
@@ -397,15 +391,7 @@ unsigned vpmu_vm_trapped_regs(const struct vpmu_vm *vm, enum vpmu_regspace space
 	for (unsigned i = 0; i < vm->pmu.nr_regs; i++)
 		if (vm->pmu.regs[i].space == space && (vm->pmu.regs[i].flags & VPMU_REGF_OWN_ONLY))
 			all[n++] = vm->pmu.regs[i].addr;
-	qsort(all, n, sizeof(*all), cmp_addr);
-	unsigned u = 0;
-	for (unsigned i = 0; i < n; i++) {
-		if (u && all[i] == all[u - 1])
-			continue;
-		if (regs && u < max)
-			regs[u] = all[i];
-		all[u++] = all[i];
-	}
+	unsigned u = vpmu_regs_sorted_unique(all, n, regs, max);
 	free(all);
 	return u;
 }

@@ -226,6 +226,11 @@ static inline void vpmu_clear_stale(struct vpmu_vcpu *v)
 	if (!v->core)
 		v->rix_read = &v->vm->rix_plain;
 }
+/* ---- model_api.c ---- */
+/* Sort the n addresses of `all` and drop repeats in place: how many remain; the
+ * first `max` of them also into regs (NULL: none). */
+unsigned vpmu_regs_sorted_unique(uint32_t *all, unsigned n, uint32_t *regs, unsigned max);
+
 /* ---- pmu.c ---- */
 /* Make the VM's PMU from its model and options (the model's refresh op);
  * -EINVAL for a geometry the model refuses. */

@@ -145,6 +145,13 @@ unsigned vpmu_pmu_regs(enum vpmu_regspace space, uint32_t *regs, unsigned max)
 			if (vpmu_models[k]->regs[i].space == space &&
 			    !(vpmu_models[k]->regs[i].flags & VPMU_REGF_OWN_ONLY))
 				all[n++] = vpmu_models[k]->regs[i].addr;
+	unsigned u = vpmu_regs_sorted_unique(all, n, regs, max);
+	free(all);
+	return u;
+}
+
+unsigned vpmu_regs_sorted_unique(uint32_t *all, unsigned n, uint32_t *regs, unsigned max)
+{
 	qsort(all, n, sizeof(*all), cmp_u32);
 	unsigned u = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -154,7 +161,6 @@ unsigned vpmu_pmu_regs(enum vpmu_regspace space, uint32_t *regs, unsigned max)
 			regs[u] = all[i];
 		all[u++] = all[i];
 	}
-	free(all);
 	return u;
 }
 

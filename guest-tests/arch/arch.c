@@ -158,6 +158,16 @@ static void fixed_rdpmc_case(void)
 	end_case();
 }
 
+/* Interrupts on until the handler counted a PMI, or PMI_WAIT_MS passed. */
+static void wait_for_pmi(void)
+{
+	struct deadline d;
+	deadline_init_us(&d, PMI_WAIT_MS * 1000ull);
+	while (!pmis && !deadline_passed(&d))
+		cpu_relax();
+	cli();
+}
+
 static void on_pmi(struct irq_frame *f)
 {
 	(void)f;
@@ -190,11 +200,7 @@ static void overflow_case(void)
 	wr(MSR_EVNTSEL(0), SEL_EN | SEL_INT | SEL_OS | SEL_USR | CYCLES);
 	sti();
 	wr(MSR_GLOBAL_CTRL, 1);
-	struct deadline d;
-	deadline_init_us(&d, PMI_WAIT_MS * 1000ull);
-	while (!pmis && !deadline_passed(&d))
-		cpu_relax();
-	cli();
+	wait_for_pmi();
 	EXPECT_EQ(pmis, 1);
 	EXPECT_EQ(pmi_masked, pmis);
 	EXPECT(pmi_status & 1);
@@ -250,11 +256,7 @@ static void freeze_case(void)
 		wr(MSR_FIXED_CTR_CTRL, FIXED1_OS_USR);
 	sti();
 	wr(MSR_GLOBAL_CTRL, 1ull | (pmu.nfixed >= 2 ? 1ull << 33 : 0));
-	struct deadline d;
-	deadline_init_us(&d, PMI_WAIT_MS * 1000ull);
-	while (!pmis && !deadline_passed(&d))
-		cpu_relax();
-	cli();
+	wait_for_pmi();
 	EXPECT_EQ(pmis, 1);
 	if (pmu.version >= 4) {
 		EXPECT(frz_status & STATUS_CTR_FRZ);
