@@ -57,8 +57,6 @@
 #define ZEN_EV_MATCH 0xF0000FFFFull
 #define ZEN_EV_ONLY  0xF000000FFull
 
-#define ZEN_STATUS_LBR_FREEZE (1ull << 58)
-
 /* MISC registers (zen4). */
 enum { ZEN_MISC_STATUS, ZEN_MISC_CTL, ZEN_MISC_STATUS_CLR, ZEN_MISC_STATUS_SET };
 
@@ -154,11 +152,15 @@ static enum vpmu_fault zen_write(const struct vpmu_model *m, const struct vpmu_c
 		/* Write-only, no state: a restore can only load the 0 a save got. */
 		if (t->host)
 			return val ? VPMU_FAULT_RESERVED : VPMU_FAULT_NONE;
-		/* Bit 58, LbrFreeze, is defined (Linux amd_pmu_cpu_reset writes
-		 * GLOBAL_STATUS_LBRS_FROZEN | the counter mask to StatusClr); no LBR
-		 * is emulated, so it never sets and writing it changes nothing. */
-		if (val & ~(ctrs | ZEN_STATUS_LBR_FREEZE))
-			return VPMU_FAULT_RESERVED;
+		/* Writes to the reserved bits are ignored, not refused: Linux's
+		 * PerfMonV2 interrupt handler acknowledges with the complement of
+		 * what it left unhandled (arch/x86/events/amd/core.c
+		 * amd_pmu_v2_handle_irq: amd_pmu_ack_global_status(~status), all
+		 * ones), a Zen 4 takes that, and KVM emulates both registers so
+		 * (arch/x86/kvm/pmu.c kvm_pmu_set_msr: "AMD ignores writes to
+		 * reserved bits").  Bit 58, LbrFreeze, is defined (Linux
+		 * amd_pmu_cpu_reset writes it); no LBR is emulated, so it never
+		 * sets.  Only the VM's counters' bits change the status. */
 		val &= ctrs;
 		/* Write-only: the register itself keeps 0 (reads return 0, as KVM
 		 * kvm_pmu_get_msr answers); each 1 clears / sets its status bit. */
