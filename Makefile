@@ -177,10 +177,12 @@ demo-bare: deps
 		$(KVMB)/bin/vpmu-run --model $(DEMO_MODEL) --vcpus 2 --timeout 240 demo-profile.bin
 
 # The Linux tier alone (docs/linux-guests.md): Linux boots, the guest images,
-# perf inside p6, k7 and k8 guests.
+# perf inside the legacy models' guests (p6, k7, k8, p4, p4-em64t) and the
+# architectural PMUs' (core2, nehalem, skylake, icelake, zen1, zen4).
 check-linux: deps
 	$(MAKE) --no-print-directory kvm-programs guests
-	VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest prove tests/linux-boot.t tests/guest-image.t tests/linux-perf.t
+	VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest prove tests/linux-boot.t tests/guest-image.t tests/linux-perf.t \
+		tests/linux-modern.t
 
 # Debian packages the build and tests need (fresh machine: README.md).
 deps:

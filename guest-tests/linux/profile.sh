@@ -9,6 +9,11 @@
 #                      cycles -c PERIOD with perf report's top lines
 #   vpmu.case=smp      perf stat -a -A -e cycles with a workload on every CPU
 #   vpmu.case=stat     perf stat alone (the strict-mode boots)
+#   vpmu.case=modern   the architectural PMUs (tests/linux-modern.t): perf stat
+#                      of the vendor's events (below: on Intel cycles also
+#                      through a general counter, and ref-cycles), perf
+#                      record, and with two or more CPUs perf stat -a -A
+#   vpmu.case=count    the modern case's perf stat alone
 #   vpmu.case=demo     perf record and perf report, for people (make demo)
 #   vpmu.case=slowdown the workload's own time (µs) unsampled and under perf
 #                      record, alternating, vpmu.runs=N times each
@@ -53,12 +58,27 @@ echo "${P}kernel $(uname -r) $(uname -m), $(grep -c '^processor' /proc/cpuinfo) 
 echo "${P}cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 dmesg | sed -n 's/^\[[ 0-9.]*\] //p' | grep -E 'Performance Events|unchecked MSR access|PMU|tsc: ' |
 	sed "s/^/${P}dmesg: /"
+# The PMU Linux took, as arch/x86/events/core.c x86_pmu_show_pmu_cap() prints
+# it ("... version:", "... generic registers:", ...; KERN_INFO, so not on a
+# quiet console).
+[ "$case" = demo ] || dmesg | sed -n 's/^\[[ 0-9.]*\] //p' | grep '^\.\.\. ' | sed 's/^/@@ pmu: /'
+# At the end, whatever the PMU driver or the kernel complained about while
+# perf ran: an MSR access that faulted, an overflow interrupt that never
+# cleared its status ("irq loop stuck", "New overflows"), a kernel warning.
+# shellcheck disable=SC2317 # called by the EXIT trap
+late() {
+	dmesg | sed -n 's/^\[[ 0-9.]*\] //p' |
+		grep -E 'unchecked MSR access|irq loop stuck|New overflows|NMI received for unknown reason|WARNING: CPU' |
+		head -n 20 | sed 's/^/@@ late-dmesg: /'
+}
+[ "$case" = demo ] || trap late EXIT
 
-stat() { # EVENTS ARGS...: CSV lines (perf stat -x,) as "@@ stat: ..."
+SK=stat:
+stat() { # EVENTS ARGS...: CSV lines (perf stat -x,) as "@@ $SK ..."
 	ev=$1; shift
 	perf stat -x, -o /tmp/stat.csv -e "$ev" "$@" >/tmp/stat.out 2>&1
 	rc=$?
-	grep -v -e '^#' -e '^$' /tmp/stat.csv | sed 's/^/@@ stat: /'
+	grep -v -e '^#' -e '^$' /tmp/stat.csv | sed "s/^/@@ $SK /"
 	[ $rc -eq 0 ] || { echo "@@ error: perf stat exited with $rc"; cat /tmp/stat.out; }
 	return $rc
 }
@@ -85,6 +105,20 @@ self() { # the simplest perf client, as "@@ self: ..." lines (selfcount.c)
 	rc=$?
 	sed -n "s/^vpmu-selfcount: /${P}self: /p" /tmp/self.out
 	[ $rc -eq 0 ] || { echo "${P}error: vpmu-selfcount exited with $rc"; cat /tmp/self.out; }
+}
+
+# The modern case's events.  On an Intel CPU with architectural performance
+# monitoring, Linux puts cycles on fixed counter 1 (arch/x86/events/core.c
+# __perf_sched_find_counter prefers fixed counters), so a second event
+# selecting UnHalted Core Cycles by its encoding (event 0x3C, umask 0; Intel SDM
+# vol. 3B, "Pre-defined Architectural Performance Events") counts on a general
+# counter; ref-cycles takes fixed counter 2.  AMD has general counters alone.
+modern_events() {
+	if grep -q '^vendor_id.*GenuineIntel' /proc/cpuinfo; then
+		echo 'cycles,cpu/event=0x3c,umask=0x0,name=gp-cycles/,ref-cycles,instructions,branches,task-clock'
+	else
+		echo 'cycles,instructions,branches,task-clock'
+	fi
 }
 
 us() { # the workload's own time for its loops, in µs, from its output line
@@ -122,6 +156,14 @@ smp)
 	stat cycles -a -A -- sh -c "$W $iters & $W $iters; wait" || exit 1 ;;
 stat)
 	stat cycles,instructions -- $W "$iters" || exit 1 ;;
+modern | count)
+	stat "$(modern_events)" -- $W "$iters" || exit 1
+	[ "$case" = count ] && exit 0
+	record 8 || exit 1
+	if [ "$(grep -c '^processor' /proc/cpuinfo)" -gt 1 ]; then
+		SK=stat-cpu:
+		stat cycles -a -A -- sh -c "$W $iters & $W $iters; wait" || exit 1
+	fi ;;
 demo)
 	echo "== kernel.perf_cpu_time_max_percent=0: otherwise Linux finds its PMI handler slow in the"
 	echo "== nested tier and keeps about one sample in five (docs/linux-guests.md)"

@@ -1,0 +1,259 @@
+#!/bin/sh
+# Linux on the architectural PMUs (docs/linux-guests.md, "The architectural
+# PMUs"): Debian's amd64 kernel boots under vpmu-run on KVM with the RDPMC exit
+# (scripts/kvm-env --patched-kvm, docs/rdpmc.md), and Linux 6.1's own drivers
+# are the clients:
+#   nehalem, skylake, icelake (arch/x86/events/intel/core.c) and zen4
+#     (arch/x86/events/amd/core.c, PerfMonV2), two vCPUs each: the driver takes
+#     the PMU with the version and the counter counts the model presents (its
+#     "Performance Events:" line and x86_pmu_show_pmu_cap()'s "..." lines),
+#     perf stat counts cycles at the guest's TSC rate (on Intel through fixed
+#     counter 1 and through a general counter, and ref-cycles through fixed
+#     counter 2), events the host cannot count read 0 and the accounting says
+#     so, perf record samples land in the workload with no MSR access fault and
+#     no stuck overflow status (the PMI handlers read GLOBAL_STATUS and clear
+#     it: GLOBAL_OVF_CTRL on Intel, PerfCntrGlobalStatusClr on AMD), and
+#     perf stat -a counts on both vCPUs;
+#   core2 and zen1, one vCPU: the driver line and the PMU it took, and
+#     perf stat alone (core2's cycles on fixed and general counters too).
+# The Intel identities run without the 32-bit vDSO (vdso32=0), as p4-em64t
+# does in tests/linux-perf.t: on the nested tier's AMD CPU, QEMU 7.2's TCG runs
+# the vDSO's SYSENTER in compat mode with the 32-bit SYSENTER_EIP that nested
+# KVM keeps for an Intel guest (docs/linux-guests.md).
+# The boots run in two kvm-env calls (about 2.5 minutes nested on 2 cores when
+# every boot reports; docs/testing.md).  The guest side is
+# guest-tests/linux/profile.sh; images from scripts/guest-image.
+KB=${VPMU_KVM_BUILD:-build/static}
+GB=${VPMU_GUEST_BUILD:-build/guest}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/tap.sh
+. tests/tap.sh
+
+kamd=$(scripts/guest-image --kernel amd64 2>"$tmp/img.err") &&
+	initrd=$(scripts/guest-image --initrd 2>>"$tmp/img.err")
+ok $? "the guest images are cached (scripts/guest-image)" "$tmp/img.err"
+for f in "$KB/bin/vpmu-run" "$GB/vpmu-workload"; do
+	[ -f "$f" ] || { ok 1 "$f is built (make kvm-programs guests)"; echo "1..$n"; exit 1; }
+done
+[ -f "${initrd:-}" ] || { echo "1..$n"; exit 1; }
+if [ "${VPMU_KVM_MODE:-auto}" = native ]; then
+	skip "Linux guests on the architectural PMUs" "VPMU_KVM_MODE=native forces the host's KVM, and guest RDPMC needs the patched KVM of the nested tier (docs/rdpmc.md)"
+	echo "1..$n"
+	exit 0
+fi
+
+VPMU_GUEST_BUILD=$GB guest-tests/linux/initrd.sh "$tmp/initrd" 2>"$tmp/initrd.err"
+ok $? "the guests' initramfs is assembled (guest-tests/linux/initrd.sh)" "$tmp/initrd.err"
+cp "$kamd" "$tmp/vmlinuz-amd64"
+
+cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t acpi=off"
+boot() { # NAME MODEL VCPUS CASE [KERNEL-ARGS]: boots.sh lines for one boot
+	# busybox timeout bounds a vpmu-run that its own --timeout cannot end
+	# (status 137; docs/linux-guests.md "Known problems in the nested tier").
+	# The six boots took about two minutes in all on a quiet machine: the
+	# limits leave room for a loaded one and keep what a stalled boot costs
+	# short.
+	echo "echo @@RUN $1"
+	echo "timeout -s KILL 180 ./vpmu-run --model $2 --vcpus $3 --timeout 150 --kernel vmlinuz-amd64 --initrd initrd --append '$cmd vpmu.case=$4 vpmu.period=4000000${5:+ $5}' >out 2>err"
+	echo "echo @@STATUS \$?; cat out; sed 's/^/@@ERR /' err"
+}
+# The boots, NAME:MODEL:VCPUS:CASE:KERNEL-ARGS, in two kvm-env calls, so that
+# a nested tier that hangs costs one call's time, not every boot's.
+BOOTS1="nehalem:nehalem:2:modern:vdso32=0 skylake:skylake:2:modern:vdso32=0 core2:core2:1:count:vdso32=0"
+BOOTS2="icelake:icelake:2:modern:vdso32=0 zen4:zen4:2:modern: zen1:zen1:1:count:"
+boots() { # SPECS...: boots.sh lines for each
+	for b in "$@"; do
+		IFS=: read -r bname bmodel bvcpus bcase bargs <<EOF2
+$b
+EOF2
+		boot "$bname" "$bmodel" "$bvcpus" "$bcase" "$bargs"
+	done
+}
+kvm() { # BOOTS-SCRIPT OUTPUT: one kvm-env call running the boots
+	scripts/kvm-env --patched-kvm --timeout 600 --smp 2 --mem 1536 --file "$KB/bin/vpmu-run" \
+		--file "$tmp/vmlinuz-amd64" --file "$tmp/initrd" --file "$1" \
+		-- /bin/busybox sh "$(basename "$1")" >"$2" 2>>"$tmp/env.err"
+}
+split_boots() { # OUTPUT: one NAME.out, NAME.err and NAME.status per boot
+	awk -v d="$tmp" '
+	/^@@RUN / { run = d "/" $2; printf "" > (run ".out"); printf "" > (run ".err"); next }
+	/^@@ERR / { sub(/^@@ERR /, ""); print > (run ".err"); next }
+	/^@@STATUS / { print $2 > (run ".status"); next }
+	run != "" { print > (run ".out") }' "$1"
+}
+# shellcheck disable=SC2086
+boots $BOOTS1 >"$tmp/boots1.sh"
+# shellcheck disable=SC2086
+boots $BOOTS2 >"$tmp/boots2.sh"
+kvm "$tmp/boots1.sh" "$tmp/all1.out"; r1=$?
+kvm "$tmp/boots2.sh" "$tmp/all2.out"; r2=$?
+split_boots "$tmp/all1.out"
+split_boots "$tmp/all2.out"
+# A boot that ends without its report (the nested tier's stalls and its
+# two-vCPU triple faults, docs/linux-guests.md "Known problems in the nested
+# tier") runs once more, and the test says so; what it reports the second
+# time is what the checks below see.
+boot_done() { # NAME CASE VCPUS: the boot ended with 0 and reported what its case measures
+	[ "$(cat "$tmp/$1.status" 2>/dev/null)" = 0 ] && grep -q '^@@ kernel ' "$tmp/$1.out" &&
+		grep -q '^@@ stat: .*cycles' "$tmp/$1.out" || return 1
+	[ "$2" = count ] && return 0
+	grep -q '^@@ samples ' "$tmp/$1.out" || return 1
+	[ "$3" -lt 2 ] || grep -q '^@@ stat-cpu: ' "$tmp/$1.out"
+}
+spec() { echo "$1" | cut -d: -f"$2"; } # spec SPEC FIELD
+retry=
+for b in $BOOTS1 $BOOTS2; do
+	name=${b%%:*}
+	boot_done "$name" "$(spec "$b" 4)" "$(spec "$b" 3)" && continue
+	echo "# $name: the boot did not end with its report (status $(cat "$tmp/$name.status" 2>/dev/null || echo missing)); it runs once more. Its last lines:"
+	grep -v '^ ' "$tmp/$name.out" 2>/dev/null | tail -n 5 | sed 's/^/#   /'
+	grep -h 'was at RIP' "$tmp/$name.err" 2>/dev/null | sed 's/^/#   /'
+	retry="$retry $b"
+done
+r3=-
+if [ -n "$retry" ]; then
+	# shellcheck disable=SC2086
+	boots $retry >"$tmp/retry.sh"
+	kvm "$tmp/retry.sh" "$tmp/retry.out"; r3=$?
+	split_boots "$tmp/retry.out"
+fi
+missing=
+for b in $BOOTS1 $BOOTS2; do
+	boot_done "${b%%:*}" "$(spec "$b" 4)" "$(spec "$b" 3)" || missing="$missing ${b%%:*}"
+done
+[ -z "$missing" ]
+ok $? "every boot reported (kvm-env calls: $r1, $r2, retry $r3${missing:+; not:$missing})" "$tmp/env.err"
+
+st() { cat "$tmp/$1.status" 2>/dev/null || echo missing; }
+line() { sed -n "s/^@@ $2 //p" "$tmp/$1.out" 2>/dev/null | tr -d '\r'; } # line BOOT KEY
+csv() { # csv BOOT EVENT: perf stat's value of EVENT (first CSV line naming it)
+	line "$1" stat: | awk -F, -v e="$2" '$3 == e { print $1; exit }'
+}
+acct() { sed -n "s/^ *$2 *//p" "$tmp/$1.out" 2>/dev/null | head -n 1; } # the accounting's line for an event
+both() { cat "$tmp/$1.out" "$tmp/$1.err" >"$tmp/$1.all" 2>/dev/null; echo "$tmp/$1.all"; }
+cap() { line "$1" pmu: | sed -n "s/^\.\.\. $2: *//p" | head -n 1; } # cap BOOT NAME: a "... NAME: VALUE" line
+ctrs() { # ctrs BOOT BLOCK: the "counters:" line of the accounting's "  vCPU N" or "  VM total"
+	awk -v v="  $2" '$0 == v { f = 1; next } f && /counters:/ { print; exit }' "$tmp/$1.out" 2>/dev/null
+}
+pmc() { ctrs "$1" "$2" | tr ' ' '\n' | sed -n "s/^pmc$3=//p"; } # pmc BOOT BLOCK N
+khz() { sed -n 's/^vpmu-run: guest TSC: \([0-9]*\) kHz.*/\1/p' "$tmp/$1.err" 2>/dev/null | head -n 1; }
+ratio() { # ratio COUNT MS KHZ: the count per millisecond of task-clock over the TSC rate
+	awk -v c="$1" -v t="$2" -v k="$3" 'BEGIN { if (c > 0 && t > 0 && k > 0) printf "%.2f", c / t / k; else print "none" }'
+}
+in_window() { awk -v r="$1" 'BEGIN { exit !(r != "none" && r >= 0.5 && r <= 1.5) }'; }
+
+# What Linux 6.1 prints for each model's PMU, from the model's data sheet
+# (docs/models/) through the driver's code:
+#   the "Performance Events:" line: intel_pmu_init() names the microarchitecture
+#     by CPUID model ("Core2 events, ", "Nehalem events, ", ...), "AnyThread
+#     deprecated, " on version 5 with CPUID.0AH:EDX[15], "full-width counters, "
+#     with PERF_CAPABILITIES.FW_WRITE, no "PEBS fmt" (no DS in CPUID) and no LBR
+#     (Linux's check_msr() finds the LBR MSRs absent); amd_core_pmu_init()
+#     prints "Fam17h+ " for family 17h and later and "core perfctr, " with
+#     PerfCtrExtCore; init_hw_perf_events() ends it with "Intel PMU driver." or
+#     "AMD PMU driver.";
+#   x86_pmu_show_pmu_cap() (arch/x86/events/core.c): the version (CPUID.0AH
+#     EAX[7:0]; on AMD 2 with PerfMonV2, else 0), the bit width, the general
+#     counters (CPUID.0AH EAX[15:8]; AMD six with PerfCtrExtCore, with
+#     PerfMonV2 Fn8000_0022 EBX[3:0]), the max period (2^31 - 1 on Intel
+#     without full-width writes, else half the value mask), the fixed counters
+#     (CPUID.0AH EDX[4:0] on versions 2-4, the ECX bitmap on 5) and the event
+#     mask (intel_ctrl: the general counters' bits, the fixed ones' from bit 32).
+# NAME|driver line|version|bit width|generic|value mask|max period|fixed|event mask
+PMUS="nehalem|Nehalem events, Intel PMU driver.|3|48|4|0000ffffffffffff|000000007fffffff|3|000000070000000f
+skylake|Skylake events, full-width counters, Intel PMU driver.|4|48|4|0000ffffffffffff|00007fffffffffff|3|000000070000000f
+icelake|Icelake events, AnyThread deprecated, full-width counters, Intel PMU driver.|5|48|8|0000ffffffffffff|00007fffffffffff|4|0000000f000000ff
+zen4|Fam17h+ core perfctr, AMD PMU driver.|2|48|6|0000ffffffffffff|00007fffffffffff|0|000000000000003f
+core2|Core2 events, Intel PMU driver.|2|40|2|000000ffffffffff|000000007fffffff|3|0000000700000003
+zen1|Fam17h+ core perfctr, AMD PMU driver.|0|48|6|0000ffffffffffff|00007fffffffffff|0|000000000000003f"
+
+check() { # NAME DRIVER VERSION WIDTH GENERIC VALUE-MASK MAX-PERIOD FIXED EVENT-MASK
+	name=$1 driver=$2 ver=$3 width=$4 gp=$5 vmask=$6 maxp=$7 fixed=$8 emask=$9
+	f=$(both "$name")
+	[ "$(st "$name")" = 0 ]
+	ok $? "$name: the guest's run ends with status 0 (got $(st "$name"); $(line "$name" kernel); $(line "$name" cpu))" "$f"
+	got=$(line "$name" dmesg: | sed -n 's/^Performance Events: //p' | head -n 1)
+	[ "$got" = "$driver" ]
+	ok $? "$name: Linux's driver takes the PMU: \"Performance Events: $driver\" (got \"${got:-nothing}\")" "$f"
+	want="version $ver, bit width $width, generic registers $gp, value mask $vmask, max period $maxp, fixed-purpose events $fixed, event mask $emask"
+	have="version $(cap "$name" version), bit width $(cap "$name" 'bit width'), generic registers $(cap "$name" 'generic registers'), value mask $(cap "$name" 'value mask'), max period $(cap "$name" 'max period'), fixed-purpose events $(cap "$name" 'fixed-purpose events'), event mask $(cap "$name" 'event mask')"
+	[ "$have" = "$want" ]
+	ok $? "$name: the PMU Linux took is the model's: $want$([ "$have" = "$want" ] || echo " (got: $have)")" "$f"
+	grep -q 'guest RDPMC: exit:' "$tmp/$name.err" 2>/dev/null
+	ok $? "$name: guest RDPMC exits to the model (vpmu-run: $(sed -n 's/^vpmu-run: guest RDPMC: //p' "$tmp/$name.err" 2>/dev/null | cut -c1-30))" "$f"
+
+	# Cycles per millisecond of the guest's task-clock against its TSC rate:
+	# without a host PMU the guest's cycles count at its TSC rate while it
+	# runs (docs/linux-guests.md, "What perf shows"); the window is wide, what
+	# it rules out is a count unrelated to time.
+	tc=$(csv "$name" task-clock); k=$(khz "$name")
+	case $name in zen*) evs=cycles ;; *) evs="cycles gp-cycles ref-cycles" ;; esac
+	for ev in $evs; do
+		c=$(csv "$name" "$ev"); r=$(ratio "$c" "$tc" "$k")
+		case $name:$ev in
+		zen*) how="a general counter" ;;
+		*:cycles) how="fixed counter 1" ;;
+		*:gp-cycles) how="UnHalted Core Cycles, event 0x3C, on a general counter" ;;
+		*:ref-cycles) how="fixed counter 2" ;;
+		esac
+		in_window "$r"
+		ok $? "$name: perf stat counts $ev at the guest's TSC rate ($how): ${c:-none} in $tc ms of task-clock at a $k kHz TSC (ratio $r, expected 0.5-1.5)" "$f"
+	done
+	for ev in instructions branches; do
+		v=$(csv "$name" "$ev"); a=$(acct "$name" "$ev")
+		case $a in
+		not-countable*) [ "$v" = 0 ]
+			ok $? "$name: $ev is not countable on this host: the guest reads no count (${v:-none}) and the accounting says why ($(echo "$a" | cut -c1-40))" "$f" ;;
+		*) [ "${v:-0}" -gt 0 ] 2>/dev/null; ok $? "$name: perf stat counts $ev (${v:-none}; host: ${a:-?})" "$f" ;;
+		esac
+	done
+	# Fixed counter j is the model's counter 8 + j (docs/models/intel-arch.md):
+	# the VM counted on fixed counter 1 and on its general counters (the
+	# workload may have run on either vCPU).
+	case $name in zen*) ;; *)
+		fx=$(pmc "$name" "VM total" 9) g=0 i=0
+		while [ "$i" -lt "$gp" ]; do
+			v=$(pmc "$name" "VM total" "$i"); g=$((g + ${v:-0})); i=$((i + 1))
+		done
+		[ "${fx:-0}" -gt 0 ] && [ "$g" -gt 0 ] 2>/dev/null
+		ok $? "$name: the accounting has counts on fixed counter 1 (pmc9=${fx:-none}) and on the general counters (pmc0-$((gp - 1)): $g)" "$f" ;;
+	esac
+
+	# The boot's end: whatever Linux complained about while perf ran.
+	bad=$(line "$name" late-dmesg: | grep -E 'unchecked MSR access|irq loop stuck|New overflows|WARNING: CPU')
+	[ -s "$tmp/$name.out" ] && [ -z "$bad" ] && ! line "$name" dmesg: | grep -q 'unchecked MSR access'
+	ok $? "$name: Linux's driver touched no register the model lacks and no interrupt left its status set (${bad:-no unchecked MSR access, no stuck status, no warning})" "$f"
+	line "$name" late-dmesg: | grep 'NMI received for unknown reason' | head -n 1 | sed 's/^/# (seen) /'
+
+	# core2 and zen1 ran perf stat alone (vpmu.case=count).
+	case $name in core2 | zen1) return ;; esac
+	s=$(line "$name" samples)
+	top=$(line "$name" report: | head -n 1)
+	[ -n "$s" ] && [ "$s" != 0 ] && echo "$top" | grep -q 'hot_crc_loop'
+	ok $? "$name: perf record -c 4000000 samples through PMIs (${s:-no} samples) and perf report puts hot_crc_loop first ($top)" "$f"
+	# The VM's PMIs, and the glue's per-vCPU counts summed (the workload may
+	# have run on either vCPU).
+	pmis=$(awk '$0 == "  VM total" { f = 1 } f && / pmis=/ { sub(/.* pmis=/, ""); print $1 + 0; exit }' "$tmp/$name.out" 2>/dev/null)
+	glue() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$tmp/$name.out" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+	rx=$(glue rdpmc-exits); lost=$(glue pmis-lost-masked)
+	[ "${pmis:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ] 2>/dev/null
+	ok $? "$name: the accounting shows the PMIs raised ($pmis; lost to a masked LVTPC: $lost) and the RDPMC exits answered ($rx)" "$f"
+
+	c0=$(line "$name" stat-cpu: | awk -F, '$1 == "CPU0" && $4 == "cycles" { print $2 }')
+	c1=$(line "$name" stat-cpu: | awk -F, '$1 == "CPU1" && $4 == "cycles" { print $2 }')
+	# Each CPU ran one workload of about a billion cycles: a count beyond
+	# 10^11 is not a count of this run.
+	[ "${c0:-0}" -gt 0 ] && [ "${c1:-0}" -gt 0 ] && [ "$c0" -lt 100000000000 ] && [ "$c1" -lt 100000000000 ] 2>/dev/null
+	ok $? "$name, 2 vCPUs: perf stat -a counts cycles on both CPUs (CPU0 ${c0:-none}, CPU1 ${c1:-none})" "$f"
+	case $name in zen*) ;; *)
+		fx=$(pmc "$name" "vCPU 1" 9)
+		[ "${fx:-0}" -gt 0 ] 2>/dev/null
+		ok $? "$name, 2 vCPUs: vCPU 1 counts cycles on its own fixed counter 1 (pmc9=${fx:-none})" "$f" ;;
+	esac
+}
+echo "$PMUS" >"$tmp/pmus"
+while IFS='|' read -r name driver ver width gp vmask maxp fixed emask; do
+	check "$name" "$driver" "$ver" "$width" "$gp" "$vmask" "$maxp" "$fixed" "$emask" </dev/null
+done <"$tmp/pmus"
+echo "1..$n"
