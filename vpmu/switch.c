@@ -38,7 +38,7 @@ static __attribute__((noinline)) void isuspend(struct vpmu_vcpu *v)
 }
 
 /* perfctr suspend: isuspend, then the a-mode counters' differences. */
-static inline __attribute__((always_inline)) void state_suspend(struct vpmu_vcpu *v)
+static inline void state_suspend(struct vpmu_vcpu *v)
 {
 	if (v->ctl.nrictrs)
 		isuspend(v);
@@ -69,7 +69,7 @@ __attribute__((noinline)) void vpmu_write_control_images(struct vpmu_vcpu *v)
 	c->id = v->id_valid ? v->id : ~0ull;
 }
 
-static inline __attribute__((always_inline)) void write_control(struct vpmu_vcpu *v)
+static inline void write_control(struct vpmu_vcpu *v)
 {
 	if (!v->id_valid || v->cache->id != v->id)
 		vpmu_write_control_images(v);
@@ -111,7 +111,7 @@ static __attribute__((noinline)) void iresume(struct vpmu_vcpu *v)
 }
 
 /* perfctr resume: iresume, write_control, then the a-mode start values. */
-static inline __attribute__((always_inline)) void state_resume(struct vpmu_vcpu *v)
+static inline void state_resume(struct vpmu_vcpu *v)
 {
 	if (__builtin_expect(v->cache->model != v->model, 0))
 		cache_take_over(v->cache, v->model);
@@ -273,7 +273,7 @@ int vpmu_vcpu_poll(struct vpmu_vcpu *v)
 }
 
 /* perfctr suspend, after the backend's poll: the cache keeps the control's id. */
-static inline __attribute__((always_inline)) void switch_out(struct vpmu_vcpu *v)
+static inline void switch_out(struct vpmu_vcpu *v)
 {
 	struct vpmu_cpu_cache *c = v->cache;
 	/* A control installed while switched in left the cache without an id
