@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "host_state.h"
 
 uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc)
 {
@@ -31,7 +32,7 @@ uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc)
 		return 0;
 	if (t->ctr_mask & (1ull << pmc))
 		return t->ctr_val[pmc];
-	return vpmu_ctr_value(t->vcpu, pmc);
+	return vpmu_counter_value(t->vcpu, pmc);
 }
 
 static void record_violations(struct vpmu_vcpu *v, uint32_t viol)
@@ -86,12 +87,12 @@ static void load_counters(struct vpmu_vcpu *v, const struct vpmu_txn *t)
 		unsigned pmc = (unsigned)__builtin_ctzll(mask);
 		if (pmc >= v->pmu->nr_ctrs)
 			continue;
-		uint64_t val = t->ctr_val[pmc] & v->width_mask[pmc];
-		vpmu_ctr_set(v, pmc, val);
+		uint64_t val = t->ctr_val[pmc] & v->counter[pmc].width_mask;
+		vpmu_counter_set(v, pmc, val);
 		/* A restore of an interrupting counter is where it starts from: the
 		 * i-mode start (perfctr's ireset) is not a register, and restoring the
 		 * counters and controls in any order must give the same control. */
-		int i = v->vidx[pmc];
+		int i = v->counter[pmc].entry;
 		if (t->host && i >= (int)v->ctl.nractrs && v->ctl.ctr[i].ireset != val) {
 			v->ctl.ctr[i].ireset = val;
 			v->id_valid = false;
@@ -130,7 +131,7 @@ static __attribute__((noinline)) void retarget_slow(struct vpmu_vcpu *v, unsigne
 		ctl.ctr[i].aux = sel;
 	else
 		ctl.ctr[i].evntsel = sel;
-	vpmu_control_apply(v, &ctl);
+	vpmu_state_install(v, &ctl);
 }
 
 static inline uint64_t *retarget_field(struct vpmu_ctl_ctr *e, bool aux)
@@ -160,7 +161,7 @@ static inline __attribute__((always_inline)) enum vpmu_fault retarget_commit(str
 									       uint32_t viol, bool strict,
 									       bool host, bool aux)
 {
-	int i = v->vidx[t->retarget % VPMU_MAX_CTRS];
+	int i = v->counter[t->retarget % VPMU_MAX_CTRS].entry;
 	uint64_t sel = t->retarget_sel;
 	/* judge_in_place() spelled out for the hottest write (docs/performance.md:
 	 * its shared form costs the P6 write 6 instructions): the entry patched
@@ -185,9 +186,9 @@ static inline __attribute__((always_inline)) enum vpmu_fault retarget_commit(str
 	if (i >= 0 && sel != *retarget_field(&v->ctl.ctr[i], aux)) {
 		if (v->cpu >= 0 && (unsigned)i < v->ctl.nractrs) {
 			if (aux)
-				state_retarget(v, (unsigned)i, sel, true);
+				vpmu_state_retarget(v, &v->ctl.ctr[i], sel, true);
 			else
-				state_retarget(v, (unsigned)i, sel, false);
+				vpmu_state_retarget(v, &v->ctl.ctr[i], sel, false);
 		} else {
 			retarget_slow(v, (unsigned)i, sel, aux);
 		}
@@ -350,7 +351,7 @@ static inline __attribute__((always_inline)) enum vpmu_fault write_reg(struct vp
 static void ht_ask_fold(struct vpmu_vcpu *v, unsigned pmc)
 {
 	struct vpmu_vcpu *s = v->core->thread[v->ctx.thread ^ 1];
-	if (s && s->vidx[pmc] >= 0)
+	if (s && s->counter[pmc].entry >= 0)
 		v->core->fold_req[v->ctx.thread ^ 1] = true;
 }
 
@@ -359,7 +360,7 @@ static enum vpmu_fault read_reg(struct vpmu_vcpu *v, const struct vpmu_reg *r, u
 {
 	uint64_t raw;
 	if (r->kind == VPMU_REG_CTR) {
-		raw = vpmu_ctr_value(v, r->index);
+		raw = vpmu_counter_value(v, r->index);
 		if (v->core)
 			ht_ask_fold(v, r->index);
 	}
@@ -382,7 +383,7 @@ static __attribute__((noinline, cold)) void access_begin(struct vpmu_vcpu *v)
 		vpmu_ht_sync(v, false);
 	}
 	if (vpmu_attn(v) & VPMU_ATTN_STALE)
-		vpmu_vcpu_refresh(v);
+		vpmu_control_refresh(v);
 }
 
 static inline void access_end(struct vpmu_vcpu *v)
@@ -475,7 +476,7 @@ int vpmu_reg_read(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 	const struct vpmu_reg *r = &v->mregs[e - 1];
 	*fault = VPMU_FAULT_NONE;
 	if (r->kind == VPMU_REG_CTR)
-		*val = vpmu_ctr_value(v, r->index);
+		*val = vpmu_counter_value(v, r->index);
 	else
 		*val = r->kind == VPMU_REG_CTRL ? v->rf->ctrl[r->index] : v->rf->misc[r->index];
 	return 0;
@@ -516,7 +517,7 @@ static enum vpmu_fault rdpmc_read(struct vpmu_vcpu *v, uint32_t index, uint64_t 
 	if (f != VPMU_FAULT_NONE || pmc >= v->pmu->nr_ctrs)
 		return f != VPMU_FAULT_NONE ? f : VPMU_FAULT_NO_REG;
 	ACCESS_BEGIN(v);
-	*val = vpmu_ctr_value(v, pmc) & vpmu_width_mask(width);
+	*val = vpmu_counter_value(v, pmc) & vpmu_width_mask(width);
 	if (v->core)
 		ht_ask_fold(v, pmc);
 	ACCESS_END(v);

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core.h"
+#include "host_state.h"
 #include "vpmu/perfctr.h"
 
 /* A count added to struct vpmu_totals without its line in VPMU_TOTALS_COUNTS
@@ -20,11 +20,12 @@ int vpmu_vcpu_totals(const struct vpmu_vcpu *v, struct vpmu_totals *out)
 	/* Sums not yet folded, plus the live differences while switched in. */
 	for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++) {
 		unsigned pmc = v->ctl.ctr[i].pmc;
-		uint64_t d = v->pmc[i].sum;
+		const struct vpmu_counter *k = &v->counter[pmc];
+		uint64_t d = k->sum;
 		if (v->cpu >= 0)
-			d += vpmu_host_read(v, pmc) - v->pmc[i].start;
+			d += vpmu_host_read(v, pmc) - k->start;
 		out->pmc[pmc] += d;
-		int ev = vpmu_counter_event_of(v, i);
+		int ev = vpmu_counter_event_of(v, pmc);
 		if (ev >= 0)
 			out->events[ev] += d;
 	}
@@ -63,8 +64,8 @@ int vpmu_vcpu_perfctr_x86(const struct vpmu_vcpu *v, struct perfctr_cpu_state *o
 		out->control.ireset[i] = i >= c->nractrs ? (int)(uint32_t)c->ctr[i].ireset : 0;
 		out->p4_escr_map[i] = c->ctr[i].aux_slot;
 		out->pmc[i].map = c->ctr[i].pmc;
-		out->pmc[i].start = (unsigned)v->pmc[i].start; /* perfctr's ABI field: 32 bits */
-		out->pmc[i].sum = v->pmc[i].sum;
+		out->pmc[i].start = (unsigned)v->counter[c->ctr[i].pmc].start; /* perfctr's ABI: 32 bits */
+		out->pmc[i].sum = v->counter[c->ctr[i].pmc].sum;
 	}
 	out->cstatus = perfctr_mk_cstatus(0, c->nractrs, c->nrictrs);
 	out->k1.id = (unsigned)vpmu_vcpu_control_id(v);
@@ -92,8 +93,8 @@ int vpmu_vcpu_perfctr_ppc32(const struct vpmu_vcpu *v, struct perfctr_ppc32_cpu_
 		out->control.evntsel[i] = (unsigned)c->ctr[i].evntsel;
 		out->control.ireset[i] = i >= c->nractrs ? (int)(uint32_t)c->ctr[i].ireset : 0;
 		out->pmc[i].map = c->ctr[i].pmc;
-		out->pmc[i].start = (unsigned)v->pmc[i].start; /* perfctr's ABI field: 32 bits */
-		out->pmc[i].sum = v->pmc[i].sum;
+		out->pmc[i].start = (unsigned)v->counter[c->ctr[i].pmc].start; /* perfctr's ABI: 32 bits */
+		out->pmc[i].sum = v->counter[c->ctr[i].pmc].sum;
 	}
 	out->cstatus = perfctr_mk_cstatus(0, c->nractrs, c->nrictrs);
 	out->k1.id = (unsigned)vpmu_vcpu_control_id(v);

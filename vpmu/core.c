@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
-
-#include "core.h"
+#include "host_state.h"
 #include "vm_glue.h"
 
 static uint64_t next_vm_uid = 1;
@@ -398,18 +396,6 @@ unsigned vpmu_vm_trapped_regs(const struct vpmu_vm *vm, enum vpmu_regspace space
 
 /* ---------------------------------------------------------------- vCPUs */
 
-uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl)
-{
-	/* Content-addressed (docs/principles.md §3): equal controls of one VM share
-	 * an id, the VM's uid as seed keeps two VMs apart.  0 and all-ones are
-	 * reserved for the cache's "cleared" and "unknown" states, as in perfctr's
-	 * per-CPU cache. */
-	uint64_t id = XXH3_64bits_withSeed(ctl, vpmu_ctl_len(vpmu_ctl_n(ctl)), vm->uid);
-	if (id == 0 || id == ~0ull)
-		id = 0x9e3779b97f4a7c15ull ^ vm->uid;
-	return id;
-}
-
 /* With HT, vCPUs 2k and 2k+1 are threads 0 and 1 of core k and share its file. */
 static int attach_core(struct vpmu_vm *vm, struct vpmu_vcpu *v, unsigned index)
 {
@@ -453,7 +439,6 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->rix_read = &vm->rix_plain;
 	v->mregs = vm->pmu.regs;
 	v->pmu = &vm->pmu;
-	memcpy(v->width_mask, vm->pmu.width_mask, sizeof(v->width_mask));
 	v->regspace = (uint8_t)m->regspace;
 	v->strict = vm->opts.strict;
 	v->bops = vm->host->backend.ops;
@@ -465,9 +450,13 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	v->rf = &v->own;
 	v->base = v->own_base;
 	v->cpu = -1;
-	memset(v->vidx, -1, sizeof(v->vidx));  /* no counter is in the (empty) control */
-	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++)
-		v->memo[i].ev[0] = v->memo[i].ev[1] = VPMU_EVENT_UNRESOLVED;
+	for (unsigned pmc = 0; pmc < VPMU_MAX_CTRS; pmc++) {
+		struct vpmu_counter *c = &v->counter[pmc];
+		c->width_mask = vm->pmu.width_mask[pmc];
+		c->entry = -1;   /* no counter is in the (empty) control */
+		c->event = VPMU_EVENT_UNRESOLVED;
+		c->memo.ev[0] = c->memo.ev[1] = VPMU_EVENT_UNRESOLVED;
+	}
 	memcpy(v->own.misc, vm->pmu.misc_reset, sizeof(v->own.misc));
 	if (vm->opts.ht && attach_core(vm, v, index) < 0) {
 		free(v);
@@ -478,7 +467,7 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	struct vpmu_ctl ctl;
 	memset(&ctl, 0, sizeof(ctl));
 	m->ops->derive(m, &v->ctx, v->rf, &ctl);
-	vpmu_vcpu_set_control(v, &ctl);
+	vpmu_state_set_control(v, &ctl);
 	if (v->core)
 		pthread_mutex_unlock(&v->core->lock);
 	vm->vcpu[index] = v;
@@ -499,13 +488,6 @@ bool vpmu_vcpu_running(const struct vpmu_vcpu *v, unsigned *host_cpu)
 	if (host_cpu)
 		*host_cpu = (unsigned)v->cpu;
 	return true;
-}
-
-uint64_t vpmu_vcpu_control_id(const struct vpmu_vcpu *v)
-{
-	if (!v)
-		return 0;
-	return v->id_valid ? v->id : vpmu_ctl_id(v->vm, &v->ctl);
 }
 
 bool vpmu_vcpu_pmi_pending(const struct vpmu_vcpu *v, uint64_t *ovf_mask)

@@ -82,12 +82,6 @@ struct vpmu_vm {
 	void (*glue_free)(void *);
 };
 
-/* perfctr_cpu_state, ISA-neutral. */
-struct vpmu_pmc_state {
-	uint64_t start;      /* the host counter at the last sample (64-bit: backend.h) */
-	uint64_t sum;        /* accumulated differences since the counter joined ctl */
-};
-
 #define VPMU_EVENT_UNRESOLVED ((int8_t)-2)
 
 /* The generic events of a counter's last two event keys. */
@@ -96,6 +90,26 @@ struct vpmu_event_memo {
 	int8_t ev[2];        /* VPMU_EVENT_UNRESOLVED: empty */
 	uint8_t next;        /* the entry a miss replaces */
 };
+
+/* One guest counter, by its number (pmc), as KVM keeps one struct kvm_pmc per
+ * counter: perfctr's per-counter state (perfctr_cpu_state's start and sum),
+ * where it stands in the control, and what it counts.  A counter in the
+ * control reads
+ *     base[pmc] + sum (+ the host's count since start while switched in)
+ * masked to its width (host_state.h).  Its base is not here: HT siblings
+ * share their core's (struct vpmu_core_regs), and a sibling folds into it. */
+struct vpmu_counter {
+	uint64_t start;      /* the host counter at the last sample (64-bit: backend.h) */
+	uint64_t sum;        /* differences accumulated since the last fold */
+	uint64_t width_mask; /* pmu->width_mask[pmc] */
+	int8_t entry;        /* its entry in the control (ctl.ctr[entry]), or -1 */
+	int8_t event;        /* that entry's generic event; VPMU_EVENT_UNRESOLVED until asked */
+	struct vpmu_event_memo memo;
+	/* 64 bytes: the hot paths find a counter by its number with a shift (the
+	 * switch pair and a control write, docs/performance.md). */
+	uint8_t pad[64 - 56];
+};
+_Static_assert(sizeof(struct vpmu_counter) == 64, "struct vpmu_counter is 64 bytes");
 
 struct vpmu_vcpu {
 	struct vpmu_vm *vm;
@@ -121,7 +135,6 @@ struct vpmu_vcpu {
 	struct vpmu_regfile *rf;             /* &own, or the core's file with HT */
 	struct vpmu_core_regs *core;         /* with HT: the shared file and its lock */
 	struct vpmu_ctx ctx;                 /* what every model op gets */
-	uint64_t width_mask[VPMU_MAX_CTRS];  /* pmu->width_mask, by pmc */
 	uint8_t regspace;                    /* model->regspace */
 	bool strict;                         /* vm->opts.strict */
 	bool id_valid;                       /* id is computed lazily (only caching needs it) */
@@ -138,11 +151,8 @@ struct vpmu_vcpu {
 	 * own_base, or the core's with HT.  Written under the core's lock, read
 	 * with relaxed atomics (a sibling may fold into it). */
 	uint64_t *base;
-	int8_t vidx[VPMU_MAX_CTRS];          /* pmc -> virtual index in ctl, or -1 */
-	int8_t event[VPMU_MAX_CTRS];         /* virtual index -> generic event (accounting) */
-	struct vpmu_event_memo memo[VPMU_MAX_CTRS];  /* by pmc */
 	struct vpmu_ctl ctl;
-	struct vpmu_pmc_state pmc[VPMU_MAX_CTRS]; /* by virtual index */
+	struct vpmu_counter counter[VPMU_MAX_CTRS];  /* by pmc */
 	struct vpmu_totals totals;
 	struct vpmu_regfile own;
 	uint64_t own_base[VPMU_MAX_CTRS];
@@ -157,8 +167,10 @@ static inline void vpmu_base_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t val
 	__atomic_store_n(&v->base[pmc], val, __ATOMIC_RELAXED);
 }
 
-/* ---- core.c ---- */
+/* ---- host_state.c: the content id of a control (perfctr's k1.id) ---- */
 uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl);
+
+/* ---- core.c ---- */
 /* Fibonacci hashing of the register number into VPMU_REG_HASH_SIZE (2^8) slots. */
 static inline unsigned vpmu_reg_hash(uint32_t addr)
 {
@@ -240,13 +252,6 @@ int vpmu_pmu_init(struct vpmu_pmu *p, const struct vpmu_model *m, const struct v
 int vpmu_vm_create_model(struct vpmu_host *host, const struct vpmu_model *m,
 			 const struct vpmu_vm_config *cfg, struct vpmu_vm **out);
 
-/* ---- control.c (control.h: installing a control) ---- */
-/* The bookkeeping of a new control (no host access: the caller suspends and
- * resumes around it). */
-void vpmu_vcpu_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
-/* Derive the control again after the register file changed behind the access
- * path (an overflow's status, an HT sibling's write). */
-void vpmu_vcpu_refresh(struct vpmu_vcpu *v);
 /* The content id of the vCPU's control, computed on first use after a change. */
 static inline uint64_t vpmu_vcpu_id(struct vpmu_vcpu *v)
 {
@@ -257,21 +262,9 @@ static inline uint64_t vpmu_vcpu_id(struct vpmu_vcpu *v)
 	return v->id;
 }
 
-/* ---- the host side of a switched-in vCPU (v->cpu >= 0) ---- */
-static inline __attribute__((always_inline)) uint64_t vpmu_host_read(const struct vpmu_vcpu *v, unsigned pmc)
+static inline size_t vpmu_ctl_len(unsigned n)
 {
-	return v->bops->read_ctr(v->bctx, (unsigned)v->cpu, v->pmu, pmc);
-}
-
-static inline __attribute__((always_inline)) void vpmu_host_write_ctrl(struct vpmu_vcpu *v, unsigned slot, uint64_t val)
-{
-	v->bops->write_ctrl(v->bctx, (unsigned)v->cpu, v->pmu, slot, val);
-	v->cache->ctrl[slot] = val;
-}
-
-static inline __attribute__((always_inline)) void vpmu_host_write_ctr(struct vpmu_vcpu *v, unsigned pmc, uint64_t val)
-{
-	v->bops->write_ctr(v->bctx, (unsigned)v->cpu, v->pmu, pmc, val);
+	return offsetof(struct vpmu_ctl, ctr) + n * sizeof(struct vpmu_ctl_ctr);
 }
 
 /* The control slot of counter pmc's enable. */
@@ -280,110 +273,10 @@ static inline unsigned vpmu_ctr_slot(const struct vpmu_model *m, unsigned pmc)
 	return m->ctr_ctrl_slot ? m->ctr_ctrl_slot[pmc] : pmc;
 }
 
-/* The event key of counter i of the derived control. */
+/* The event key of an entry of a derived control. */
 static inline uint64_t vpmu_ctl_key(const struct vpmu_model *m, const struct vpmu_ctl_ctr *e)
 {
 	return m->ops->ctl_key ? m->ops->ctl_key(m, e) : e->evntsel;
 }
-
-/* The generic event counter i of the control counts (accounting). */
-static inline int vpmu_counter_event_of(const struct vpmu_vcpu *v, unsigned i)
-{
-	if (v->event[i] != VPMU_EVENT_UNRESOLVED)
-		return v->event[i];
-	return vpmu_pmu_event_of(v->pmu, v->ctl.ctr[i].pmc, vpmu_ctl_key(v->model, &v->ctl.ctr[i]));
-}
-/* The same, resolved once per control entry.  The table walk is remembered for
- * the last two event keys of each counter: a profiler toggling a counter's
- * event select between two values (enabled/disabled, two events) looks up
- * nothing (docs/performance.md). */
-static inline int vpmu_counter_event(struct vpmu_vcpu *v, unsigned i)
-{
-	if (v->event[i] != VPMU_EVENT_UNRESOLVED)
-		return v->event[i];
-	unsigned pmc = v->ctl.ctr[i].pmc;
-	uint64_t key = v->mops->ctl_key ? v->mops->ctl_key(v->model, &v->ctl.ctr[i])
-					: v->ctl.ctr[i].evntsel;
-	struct vpmu_event_memo *mm = &v->memo[pmc];
-	int ev;
-	if (mm->key[0] == key && mm->ev[0] != VPMU_EVENT_UNRESOLVED) {
-		ev = mm->ev[0];
-	} else if (mm->key[1] == key && mm->ev[1] != VPMU_EVENT_UNRESOLVED) {
-		ev = mm->ev[1];
-	} else {
-		ev = vpmu_pmu_event_of(v->pmu, pmc, key);
-		unsigned k = mm->next;
-		mm->key[k] = key, mm->ev[k] = (int8_t)ev;
-		mm->next = (uint8_t)(k ^ 1);
-	}
-	v->event[i] = (int8_t)ev;
-	return ev;
-}
-
-/* Counter i of a running vCPU's control: what the host counted since its
- * start joins its sum (perfctr's "read now, add the difference"); returns the
- * host's reading, from which the counter may start again. */
-static inline __attribute__((always_inline)) uint64_t vpmu_counter_sample(struct vpmu_vcpu *v,
-									   unsigned i)
-{
-	uint64_t now = vpmu_host_read(v, v->ctl.ctr[i].pmc);
-	v->pmc[i].sum += now - v->pmc[i].start;
-	return now;
-}
-
-/* What the guest reads from counter pmc now. */
-static inline uint64_t vpmu_ctr_value(const struct vpmu_vcpu *v, unsigned pmc)
-{
-	int i = v->vidx[pmc];
-	if (i < 0)
-		return vpmu_base(v, pmc);
-	/* Everything but the host reading first, so that only the sum and the
-	 * mask live across the backend call (docs/performance.md). */
-	uint64_t mask = v->width_mask[pmc];
-	uint64_t val = vpmu_base(v, pmc) + v->pmc[i].sum;
-	if (v->cpu >= 0) {
-		val -= v->pmc[i].start;
-		val += vpmu_host_read(v, pmc);
-	}
-	return val & mask;
-}
-
-static inline size_t vpmu_ctl_len(unsigned n)
-{
-	return offsetof(struct vpmu_ctl, ctr) + n * sizeof(struct vpmu_ctl_ctr);
-}
-
-/* ---- switch.c: perfctr suspend/resume against the per-CPU cache ---- */
-void vpmu_state_suspend(struct vpmu_vcpu *v);
-void vpmu_state_resume(struct vpmu_vcpu *v);
-void vpmu_counter_fold(struct vpmu_vcpu *v, unsigned i);
-void vpmu_write_control_images(struct vpmu_vcpu *v);
-
-/* Move counter i's sum into the accounting and, unless an HT sibling wrote
- * the counter since (drop), into its base. */
-static inline __attribute__((always_inline)) void vpmu_fold_sum(struct vpmu_vcpu *v, unsigned i,
-								 bool drop)
-{
-	unsigned pmc = v->ctl.ctr[i].pmc;
-	uint64_t sum = v->pmc[i].sum;
-	int ev = vpmu_counter_event(v, i);
-	v->totals.pmc[pmc] += sum;
-	if (ev >= 0)
-		v->totals.events[ev] += sum;
-	if (!drop)
-		vpmu_base_set(v, pmc, (vpmu_base(v, pmc) + sum) & v->width_mask[pmc]);
-	v->pmc[i].sum = 0;
-}
-static inline __attribute__((always_inline)) void vpmu_fold(struct vpmu_vcpu *v, unsigned i)
-{
-	vpmu_fold_sum(v, i, false);
-}
-
-void vpmu_ctr_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t value);
-
-/* An HT sibling, under its core's lock: take in what the other thread's
- * counter writes and reads asked of it (docs/models/p4.md); with fold_all,
- * fold every counter's count into the shared values. */
-void vpmu_ht_sync(struct vpmu_vcpu *v, bool fold_all);
 
 #endif
