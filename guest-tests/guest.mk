@@ -72,13 +72,13 @@ $(B)/guest/%.bin: $(B)/guest/%.elf $(GUEST_DIR)/check-image.sh
 GUEST_LINUX_CFLAGS := -m32 -march=i686 -static -nostdlib -ffreestanding -fno-pie -no-pie \
 		      -fno-stack-protector -O1 -g -std=c11 -Wall -Wextra -Werror -Wl,--build-id
 
-$(B)/guest/vpmu-workload: $(GUEST_DIR)/linux/workload.c $(_guest_mk)
+$(B)/guest/vpmu-workload: $(GUEST_DIR)/linux/workload.c $(GUEST_DIR)/linux/i386_linux.h $(_guest_mk)
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_LINUX_CFLAGS) -o $@ $<
 
 # vpmu-selfcount: the same kind of program, the simplest perf client (events
 # it opens on itself with perf_event_open and ioctl).
-$(B)/guest/vpmu-selfcount: $(GUEST_DIR)/linux/selfcount.c $(_guest_mk)
+$(B)/guest/vpmu-selfcount: $(GUEST_DIR)/linux/selfcount.c $(GUEST_DIR)/linux/i386_linux.h $(_guest_mk)
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_LINUX_CFLAGS) -o $@ $<
 

@@ -29,6 +29,8 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/tap.sh
 . tests/tap.sh
+# shellcheck source=tests/linux-boots.sh
+. tests/linux-boots.sh
 
 kamd=$(scripts/guest-image --kernel amd64 2>"$tmp/img.err") &&
 	initrd=$(scripts/guest-image --initrd 2>>"$tmp/img.err")
@@ -47,7 +49,7 @@ VPMU_GUEST_BUILD=$GB guest-tests/linux/initrd.sh "$tmp/initrd" 2>"$tmp/initrd.er
 ok $? "the guests' initramfs is assembled (guest-tests/linux/initrd.sh)" "$tmp/initrd.err"
 cp "$kamd" "$tmp/vmlinuz-amd64"
 
-cmd="console=ttyS0 quiet nokaslr panic=-1 nmi_watchdog=0 rdinit=/init reboot=t acpi=off"
+cmd=$linux_cmdline
 boot() { # NAME MODEL VCPUS CASE [KERNEL-ARGS]: boots.sh lines for one boot
 	# busybox timeout bounds a vpmu-run that its own --timeout cannot end
 	# (status 137; docs/linux-guests.md "Known problems in the nested tier").
@@ -71,16 +73,7 @@ EOF2
 	done
 }
 kvm() { # BOOTS-SCRIPT OUTPUT: one kvm-env call running the boots
-	scripts/kvm-env --patched-kvm --timeout 600 --smp 2 --mem 1536 --file "$KB/bin/vpmu-run" \
-		--file "$tmp/vmlinuz-amd64" --file "$tmp/initrd" --file "$1" \
-		-- /bin/busybox sh "$(basename "$1")" >"$2" 2>>"$tmp/env.err"
-}
-split_boots() { # OUTPUT: one NAME.out, NAME.err and NAME.status per boot
-	awk -v d="$tmp" '
-	/^@@RUN / { run = d "/" $2; printf "" > (run ".out"); printf "" > (run ".err"); next }
-	/^@@ERR / { sub(/^@@ERR /, ""); print > (run ".err"); next }
-	/^@@STATUS / { print $2 > (run ".status"); next }
-	run != "" { print > (run ".out") }' "$1"
+	linux_kvm 600 "$1" "$2" "$KB/bin/vpmu-run" "$tmp/vmlinuz-amd64" "$tmp/initrd"
 }
 # shellcheck disable=SC2086
 boots $BOOTS1 >"$tmp/boots1.sh"
@@ -106,9 +99,7 @@ retry=
 for b in $BOOTS1 $BOOTS2; do
 	name=${b%%:*}
 	boot_done "$name" "$(spec "$b" 4)" "$(spec "$b" 3)" && continue
-	echo "# $name: the boot did not end with its report (status $(cat "$tmp/$name.status" 2>/dev/null || echo missing)); it runs once more. Its last lines:"
-	grep -v '^ ' "$tmp/$name.out" 2>/dev/null | tail -n 5 | sed 's/^/#   /'
-	grep -h 'was at RIP' "$tmp/$name.err" 2>/dev/null | sed 's/^/#   /'
+	report_retry "$name"
 	retry="$retry $b"
 done
 r3=-

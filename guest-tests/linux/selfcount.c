@@ -36,12 +36,9 @@
  * amd64 kernel (without the 32-bit vDSO: the signal restorer is its own).
  * Built by `make guests` into build/guest/vpmu-selfcount.
  */
-typedef unsigned int u32;
-typedef unsigned long long u64;
+#include "i386_linux.h"
 
-#define SYS_exit 1
 #define SYS_read 3
-#define SYS_write 4
 #define SYS_close 6
 #define SYS_getpid 20
 #define SYS_ioctl 54
@@ -86,31 +83,6 @@ struct ksigaction {
 	void (*restorer)(void);
 	u32 mask[2];
 };
-
-static long sys5(long nr, long a, long b, long c, long d, long e)
-{
-	long ret;
-	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
-			 : "memory");
-	return ret;
-}
-#define sys3(nr, a, b, c) sys5(nr, a, b, c, 0, 0)
-
-__attribute__((noreturn)) static void sys_exit(int status)
-{
-	for (;;)
-		sys3(SYS_exit, status, 0, 0);
-}
-
-static void put(const char *s)
-{
-	long n = 0;
-	while (s[n])
-		n++;
-	sys3(SYS_write, 1, (long)s, n);
-}
 
 /* Decimal without libgcc's 64-bit division: shift and subtract. */
 static void put_u64(u64 v)
@@ -312,21 +284,4 @@ static int selfcount_main(int argc, char **argv)
 	return 0;
 }
 
-/* The process entry: ESP points at argc, then argv[]. */
-__attribute__((used, noreturn)) static void start_c(long *sp)
-{
-	sys_exit(selfcount_main((int)sp[0], (char **)(sp + 1)));
-}
-
-__asm__(".text\n"
-	".globl _start\n"
-	".type _start, @function\n"
-	"_start:\n"
-	"	xorl %ebp, %ebp\n"
-	"	movl %esp, %eax\n"
-	"	andl $-16, %esp\n"
-	"	subl $12, %esp\n"
-	"	pushl %eax\n"
-	"	call start_c\n"
-	"	hlt\n"
-	".size _start, . - _start\n");
+I386_LINUX_START(selfcount_main);

@@ -17,10 +17,8 @@
  * Built by `make guests` (guest-tests/guest.mk) into build/guest/vpmu-workload;
  * scripts/guest-image's initramfs runs it from a test's /run.sh.
  */
-typedef unsigned int u32;
+#include "i386_linux.h"
 
-#define SYS_exit  1
-#define SYS_write 4
 #define SYS_clock_gettime 265   /* i386, 32-bit struct timespec */
 #define CLOCK_MONOTONIC 1
 
@@ -28,41 +26,10 @@ struct timespec32 {
 	long tv_sec, tv_nsec;
 };
 
-static long sys3(long nr, long a, long b, long c)
-{
-	long ret;
-	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
-	return ret;
-}
-
-__attribute__((noreturn)) static void sys_exit(int status)
-{
-	for (;;)
-		sys3(SYS_exit, status, 0, 0);
-}
-
-static void put(const char *s)
-{
-	long n = 0;
-	while (s[n])
-		n++;
-	sys3(SYS_write, 1, (long)s, n);
-}
-
 static u32 elapsed_us(const struct timespec32 *a, const struct timespec32 *b)
 {
 	return (u32)(b->tv_sec - a->tv_sec) * 1000000u + (u32)(b->tv_nsec - a->tv_nsec + 1000000000) / 1000u -
 	       1000000u;
-}
-
-static char *utoa(char *end, u32 v, u32 base) /* writes backwards from end */
-{
-	*--end = 0;
-	do {
-		*--end = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	return end;
 }
 
 /* The hot function: a bitwise CRC-32 over a byte stream generated on the fly,
@@ -135,22 +102,4 @@ bad:
 	return 2;
 }
 
-/* The process entry: ESP points at argc, then argv[].  Align the stack for
- * the C code and pass it the initial stack pointer. */
-__attribute__((used, noreturn)) static void start_c(long *sp)
-{
-	sys_exit(workload_main((int)sp[0], (char **)(sp + 1)));
-}
-
-__asm__(".text\n"
-	".globl _start\n"
-	".type _start, @function\n"
-	"_start:\n"
-	"	xorl %ebp, %ebp\n"
-	"	movl %esp, %eax\n"
-	"	andl $-16, %esp\n"
-	"	subl $12, %esp\n"
-	"	pushl %eax\n"
-	"	call start_c\n"
-	"	hlt\n"
-	".size _start, . - _start\n");
+I386_LINUX_START(workload_main);
