@@ -103,6 +103,27 @@ static int set_msr_filter(int vm_fd, const struct vpmu_vm *vm, char *err)
 	return 0;
 }
 
+/* What vpmu_kvm_vm_setup() found for a VM, for its vCPUs' setup (vm_glue.h:
+ * attached before any vCPU thread runs, freed with the VM). */
+struct kvm_glue_vm {
+	bool rdpmc_exits;       /* KVM exits on guest RDPMC (KVM_MSR_EXIT_REASON_RDPMC) */
+	struct kvm_gate *gate;  /* the LVTPC write gate, on the CPUs that auto-mask; or NULL */
+};
+
+static void kvm_glue_vm_free(void *p)
+{
+	struct kvm_glue_vm *g = p;
+	if (g->gate)
+		kvm_gate_free(g->gate);
+	free(g);
+}
+
+static struct kvm_gate *vm_gate(const struct vpmu_vm *vm)
+{
+	const struct kvm_glue_vm *g = vm ? vpmu_vm_glue_data(vm) : NULL;
+	return g ? g->gate : NULL;
+}
+
 int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 {
 	if (vm_fd < 0 || !vm)
@@ -133,27 +154,32 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 	int r = set_msr_filter(vm_fd, vm, err);
 	if (r)
 		return r;
-	vpmu_vm_glue_set_rdpmc_exits(vm, rdpmc);
-	/* The LVTPC write gate (kvm_gate.h), for the CPUs that auto-mask. */
-	if (vpmu_vm_pmi_automask(vm) && !vpmu_vm_glue_data(vm)) {
-		struct kvm_gate *g = kvm_gate_create();
+	struct kvm_glue_vm *g = vpmu_vm_glue_data(vm);
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		/* The LVTPC write gate (kvm_gate.h), for the CPUs that auto-mask. */
+		if (g && vpmu_vm_pmi_automask(vm) && !(g->gate = kvm_gate_create())) {
+			free(g);
+			g = NULL;
+		}
 		if (!g)
 			return fail(err, ENOMEM, "vpmu_kvm_vm_setup");
-		vpmu_vm_glue_attach(vm, g, kvm_gate_free);
+		vpmu_vm_glue_attach(vm, g, kvm_glue_vm_free);
 	}
+	g->rdpmc_exits = rdpmc;
 	return 0;
 }
 
 void vpmu_kvm_irq_begin(struct vpmu_vm *vm)
 {
-	struct kvm_gate *g = vm ? vpmu_vm_glue_data(vm) : NULL;
+	struct kvm_gate *g = vm_gate(vm);
 	if (g)
 		kvm_gate_irq_begin(g);
 }
 
 void vpmu_kvm_irq_end(struct vpmu_vm *vm)
 {
-	struct kvm_gate *g = vm ? vpmu_vm_glue_data(vm) : NULL;
+	struct kvm_gate *g = vm_gate(vm);
 	if (g)
 		kvm_gate_irq_end(g);
 }
@@ -174,7 +200,7 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	kv->vm = vpmu_vcpu_vm(vcpu);
 	kv->pmi = (struct kvm_pmi){ .vm_fd = vm_fd, .vcpu_fd = vcpu_fd, .signo = signo,
 				    .automask = vpmu_vm_pmi_automask(kv->vm),
-				    .gate = vpmu_vm_glue_data(kv->vm),
+				    .gate = vm_gate(kv->vm),
 				    .index = vpmu_vcpu_index(vcpu) };
 
 	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
@@ -210,7 +236,8 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 		free(kv);
 		return fail(err, e, "KVM_SET_SIGNAL_MASK");
 	}
-	kv->rdpmc = vpmu_vm_glue_rdpmc_exits(kv->vm) ? VPMU_KVM_RDPMC_EXIT : kvm_rdpmc_probe_sync(vcpu_fd);
+	const struct kvm_glue_vm *gv = vpmu_vm_glue_data(kv->vm);
+	kv->rdpmc = gv && gv->rdpmc_exits ? VPMU_KVM_RDPMC_EXIT : kvm_rdpmc_probe_sync(vcpu_fd);
 	if (kv->pmi.gate)
 		kvm_gate_register(kv->pmi.gate, kv->pmi.index, signo);
 	/* Readers find a snapshot from the start. */

@@ -534,12 +534,3 @@ void *vpmu_vm_glue_data(const struct vpmu_vm *vm)
 	return vm->glue_data;
 }
 
-void vpmu_vm_glue_set_rdpmc_exits(struct vpmu_vm *vm, bool on)
-{
-	vm->glue_rdpmc_exits = on;
-}
-
-bool vpmu_vm_glue_rdpmc_exits(const struct vpmu_vm *vm)
-{
-	return vm->glue_rdpmc_exits;
-}

@@ -75,9 +75,6 @@ struct vpmu_vm {
 	uint64_t ctr_regs;                   /* counters that have a register in pmu.regs */
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
-	/* vm_glue.h: set by vpmu_kvm_vm_setup() before any vCPU thread runs, read
-	 * by vpmu_kvm_vcpu_setup() on the vCPU threads. */
-	_Atomic bool glue_rdpmc_exits;
 	void *glue_data;                     /* vm_glue.h: the glue's, freed with glue_free */
 	void (*glue_free)(void *);
 };
