@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Loading a flat or multiboot (a.out kludge) x86 image and the 32-bit
- * protected-mode entry state of vmm-glue/guest_abi.h. */
+ * protected-mode entry state of guest-tests/guest_abi.h. */
 #ifndef VPMU_TOOLS_GUEST_BOOT_H
 #define VPMU_TOOLS_GUEST_BOOT_H
 

@@ -2,7 +2,7 @@
 /*
  * vpmu-run: a small VMM that boots a flat or multiboot x86 guest under KVM with
  * a libvpmu virtual PMU (docs/vpmu-run.md; the guest contract is
- * vmm-glue/guest_abi.h).  One thread per vCPU, each on its own host CPU slot of
+ * guest-tests/guest_abi.h).  One thread per vCPU, each on its own host CPU slot of
  * the virtual PMU; the serial console on 0x3F8, the exit status on port 0xF4,
  * test reports (TAP) on port 0xF0, a wall-clock limit, and the per-vCPU and
  * per-VM accounting at exit.
@@ -26,7 +26,7 @@
 #include "vpmu/backend.h"
 #include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"
-#include "../vmm-glue/guest_abi.h"
+#include "../guest-tests/guest_abi.h"
 #include "accounting.h"
 #include "cli.h"
 #include "live_vm.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "console.h"
 
-#include "../../vmm-glue/guest_abi.h"
+#include "../../guest-tests/guest_abi.h"
 #include "timing.h"
 #include "x86.h"
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../vmm-glue/guest_abi.h"
+#include "../guest_abi.h"
 #include "apic.h"
 #include "cmdline.h"
 #include "console.h"

@@ -8,7 +8,7 @@
  */
 #include <stdint.h>
 
-#include "../../vmm-glue/guest_abi.h"
+#include "../../guest-tests/guest_abi.h"
 
 #define MB_FLAG_MEMINFO (1u << 1)
 #define MB_FLAG_AOUT    (1u << 16)

@@ -3,7 +3,7 @@
 
 #include <stdarg.h>
 
-#include "../../vmm-glue/guest_abi.h"
+#include "../../guest-tests/guest_abi.h"
 #include "console.h"
 #include "layout.h"
 #include "printf.h"

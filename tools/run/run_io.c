@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* vpmu-run's port I/O (a PC with COM1 and the CMOS clock, the PIT being KVM's),
- * the guest contract's exit and ucall ports (vmm-glue/guest_abi.h), and the
+ * the guest contract's exit and ucall ports (guest-tests/guest_abi.h), and the
  * exits that end a run. */
 #include <inttypes.h>
 #include <linux/kvm.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "../../vmm-glue/guest_abi.h"
+#include "../../guest-tests/guest_abi.h"
 #include "vpmu_run.h"
 
 /* A guest string: NUL-terminated within guest memory and VPMU_UCALL_STR_MAX. */
