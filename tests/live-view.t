@@ -50,6 +50,21 @@ query() {
 		sed -n 's/.*"value":\[[0-9.]*,"\([0-9.e+]*\)"\].*/\1/p'
 }
 cyc='sum(vpmu_events_total{domain="live1",event="cycles"})'
+# How many series an instant query returns ("" when Prometheus did not answer).
+series() {
+	q=$(printf '%s' "$1" | perl -pe 's/([^A-Za-z0-9_.~-])/sprintf("%%%02X", ord($1))/ge')
+	busybox wget -q -O - "http://127.0.0.1:$pport/api/v1/query?query=$q" 2>/dev/null |
+		perl -MJSON::PP -e 'local $/; my $d = eval { decode_json(<STDIN>) };
+			print scalar @{ $d->{data}{result} } if $d && $d->{status} eq "success"'
+}
+# The Grafana dashboard's queries (contrib/grafana/vpmu-dashboard.json), for live1
+# over a 4 s window: "ID<TAB>TITLE<TAB>SERIES" per query.
+dashboard() {
+	perl tests/dashboard-queries.pl contrib/grafana/vpmu-dashboard.json live1 4s |
+		while IFS='	' read -r id title expr; do
+			printf '%s\t%s\t%s\n' "$id" "$title" "$(series "$expr")"
+		done
+}
 
 # One attempt: a fresh Prometheus, the nested side in the background, and
 # Prometheus' view of it while it runs.
@@ -83,6 +98,7 @@ EOC
 	v2=$(query "$cyc")
 	rate=$(query "sum(rate(vpmu_events_total{domain=\"live1\",event=\"cycles\"}[4s]))")
 	up=$(query 'up{job="vpmu"}')
+	dashboard >"$tmp/dash"
 	wait "$kenv"
 	rc=$?
 	kill "$prom" 2>/dev/null
@@ -107,6 +123,17 @@ ok $(perl -e 'exit !($ARGV[0] > $ARGV[1] && $ARGV[1] > 0)' "${v2:-0}" "${v1:-0}"
 	"the counter grows while the guest runs ($v1 -> $v2)" "$tmp/prom.txt"
 ok $(perl -e 'exit !($ARGV[0] > 0)' "${rate:-0}"; echo $?) "rate() of the VM's cycles is positive ($rate/s)" "$tmp/prom.txt"
 ok $([ "$up" = 1 ]; echo $?) "the scrape target is up" "$tmp/prom.txt"
+# The dashboard's panels: every query returns data while the guest runs, but
+# instructions per cycle, which has none where the host cannot count
+# instructions (no host PMU in the nested tier: vpmu never invents a count),
+# and the panel of uncountable events says so.
+{ echo "panel, title, series:"; cat "$tmp/dash"; } >"$tmp/dash.txt"
+ok $(awk -F'\t' '$2 == "Instructions per cycle" { next } !($3 > 0) { bad = 1 } END { exit bad || NR < 10 }' \
+	"$tmp/dash"; echo $?) \
+	"every query of the Grafana dashboard returns data from Prometheus ($(wc -l <"$tmp/dash") panels)" "$tmp/dash.txt"
+ok $(awk -F'\t' '$2 == "Instructions per cycle" && $3 == "0" { ipc = 1 }
+	$2 == "Events this host cannot count" && $3 > 0 { nc = 1 } END { exit !(ipc && nc) }' "$tmp/dash"; echo $?) \
+	"... and instructions per cycle none: the host cannot count instructions, which its panel shows" "$tmp/dash.txt"
 
 # What the nested side saw, section by section.
 section() { sed -n "/^== $1\$/,/^== /p" "$tmp/out" | sed '1d;$d'; }
