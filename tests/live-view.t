@@ -152,9 +152,9 @@ section once-prometheus >"$tmp/prom.out"
 promtool check metrics <"$tmp/prom.out" >"$tmp/promtool.out" 2>&1
 ok $? "--format prometheus is clean under promtool check metrics" "$tmp/promtool.out"
 section once-domstats >"$tmp/dom"
-ok $(grep -q "^Domain: 'live1'" "$tmp/dom" && grep -Eq '^  perf\.cpu_cycles=[1-9][0-9]*$' "$tmp/dom" &&
+ok $(grep -q "^Domain: 'live1'" "$tmp/dom" && grep -Eq '^  vpmu\.cpu_cycles=[1-9][0-9]*$' "$tmp/dom" &&
 	grep -q '^  vpmu.instructions.countable=0$' "$tmp/dom"; echo $?) \
-	"--format domstats: live1's perf.cpu_cycles counted, instructions not countable (no host PMU nested)" "$tmp/dom"
+	"--format domstats: live1's vpmu.cpu_cycles counted, instructions not countable (no host PMU nested)" "$tmp/dom"
 section interval >"$tmp/iv"
 ok $(awk '$2 == "live1" && $3 == "all" && $4 == "cycles" && $6 > 0 { n++ } END { exit n != 3 }' "$tmp/iv"; echo $?) \
 	"--interval 1000 --count 3: three rows of live1's cycles with a positive rate/s" "$tmp/iv"

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one list of a VM's libvirt-style accounting keys (tools/acct_keys.h,
- * docs/accounting.md "domstats: libvirt's keys").  A generic event libvirt
- * names (VIR_PERF_PARAM_*, include/libvirt/libvirt-domain.h) has libvirt's
- * perf.* key; the rest is under "vpmu.".  An event the host cannot count has
- * no perf.* key, because libvirt leaves out a perf event that is not enabled;
- * "vpmu.<name>.countable=0" says why.
+ * docs/accounting.md "domstats: libvirt's form, vpmu's keys").  Every key is
+ * under "vpmu.": libvirt's perf.* keys mean what libvirt measures, host perf
+ * events on the domain's threads, and these are what the guest's own virtual
+ * counters counted, so they take only libvirt's event names
+ * (VIR_PERF_PARAM_*, include/libvirt/libvirt-domain.h), not its keys.  An
+ * event the host cannot count has no count key, as libvirt leaves out a perf
+ * event that is not enabled; "vpmu.<name>.countable=0" says why.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -14,7 +16,7 @@
 #include "acct_formats.h"
 #include "acct_keys.h"
 
-/* libvirt's name of each generic event's perf.* key (VIR_PERF_PARAM_*). */
+/* libvirt's name of each generic event (VIR_PERF_PARAM_*, its perf.* keys' suffixes). */
 static const char *const libvirt_perf_key[VPMU_EV_NR] = {
 	[VPMU_EV_CYCLES] = "cpu_cycles",
 	[VPMU_EV_INSTRUCTIONS] = "instructions",
@@ -39,7 +41,7 @@ static const struct {
 #undef KEY
 };
 
-/* The key being built: a prefix ("perf.", "vpmu.", "vpmu.vcpu.<i>.") that
+/* The key being built: a prefix ("vpmu.", "vpmu.vcpu.<i>.") that
  * stays while the suffixes after it change. */
 struct walk {
 	acct_key_fn fn;
@@ -136,10 +138,8 @@ int acct_domstats_walk(const struct acct_vm *vm, acct_key_fn fn, void *ctx)
 	size_t end;
 	if (!vm || !fn || !memchr(vm->model, 0, sizeof(vm->model)))
 		return -EINVAL;
-	TRY(put(&w, 0, LIT("perf."), &w.plen));
-	TRY(events(&w, vm, vm->total.events));
-
 	TRY(put(&w, 0, LIT("vpmu."), &w.plen));
+	TRY(events(&w, vm, vm->total.events));
 	/* UINT, not BOOLEAN: virsh prints a boolean as yes/no (vshGetTypedParamValue),
 	 * and this key reads "=0" */
 	for (int e = 0; e < VPMU_EV_NR; e++) {

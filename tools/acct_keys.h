@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The keys of a VM's accounting as libvirt names them (docs/accounting.md,
- * "domstats: libvirt's keys"), walked once for every consumer: the domstats
+ * The keys of a VM's accounting in libvirt's form (docs/accounting.md,
+ * "domstats: libvirt's form, vpmu's keys"), walked once for every consumer: the domstats
  * text (tools/acct_domstats.c) and libvirt typed parameters
  * (tools/libvirt/acct_typed_params.c) both print what this walker yields, so
  * their keys cannot drift apart.
@@ -17,7 +17,7 @@
 /*
  * A value's type, as libvirt types the same kind of value in
  * virConnectGetAllDomainStats (include/libvirt/libvirt-domain.h): counts are
- * unsigned long long as perf.* are; numbers of things are unsigned int as
+ * unsigned long long as libvirt's perf.* are; numbers of things are unsigned int as
  * "vcpu.current" is; names are strings.
  */
 enum acct_key_type {
@@ -27,7 +27,7 @@ enum acct_key_type {
 };
 
 struct acct_key {
-	const char *key;            /* "perf.cpu_cycles", "vpmu.vcpu.0.pmis", ... */
+	const char *key;            /* "vpmu.cpu_cycles", "vpmu.vcpu.0.pmis", ... */
 	size_t len;                 /* strlen(key) */
 	enum acct_key_type type;
 	uint64_t u;                 /* ULLONG, UINT (then at most UINT_MAX) */

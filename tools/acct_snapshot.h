@@ -114,7 +114,7 @@ static inline bool acct_countable(const struct acct_vm *vm, enum vpmu_event ev)
 /* The formats: every one writes all the VMs given, and returns 0 or -errno. */
 enum acct_format {
 	ACCT_TEXT,        /* the human-readable blocks (vpmu-run's and vpmu-trace's) */
-	ACCT_DOMSTATS,    /* "perf.cpu_cycles=N" lines as virsh domstats --perf prints them */
+	ACCT_DOMSTATS,    /* "vpmu.cpu_cycles=N" lines laid out as virsh domstats prints them */
 	ACCT_PROMETHEUS,  /* the Prometheus text exposition format */
 	ACCT_JSON,        /* docs/accounting.md's schema */
 };

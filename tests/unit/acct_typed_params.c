@@ -105,7 +105,7 @@ static int has_ull(virTypedParameterPtr p, int n, const char *key, unsigned long
 	return 0;
 }
 
-/* The type libvirt gives a key of this name (docs/accounting.md; perf.* as
+/* The type libvirt gives a key of this kind (docs/accounting.md; counts as
  * libvirt's own perf group, include/libvirt/libvirt-domain.h). */
 static int want_type(const char *field)
 {
@@ -184,7 +184,7 @@ static void check_shape(const char *what, const struct acct_vm *v, virTypedParam
 		}
 		fits &= memchr(p[i].field, 0, sizeof(p[i].field)) != NULL;
 	}
-	ok(types, "%s: perf.* and counts ULLONG, vpmu.model STRING, vpmu.vcpu.count and countable UINT", what);
+	ok(types, "%s: events and counts ULLONG, vpmu.model STRING, vpmu.vcpu.count and countable UINT", what);
 	ok(unique && fits, "%s: every key once, within VIR_TYPED_PARAM_FIELD_LENGTH", what);
 	ok(text && (int)key_lines(text) == n, "%s: as many parameters as domstats lines (%d, %u)", what, n,
 	   text ? key_lines(text) : 0);
@@ -196,8 +196,7 @@ static void check_shape(const char *what, const struct acct_vm *v, virTypedParam
 	free(mine);
 }
 
-/* vpmu.vcpu.<i>.<key> summed over the vCPUs equals the VM's key: perf.<key>
- * for an event, vpmu.<key> for the rest. */
+/* vpmu.vcpu.<i>.<key> summed over the vCPUs equals the VM's vpmu.<key>. */
 static void check_sums(virTypedParameterPtr p, int n)
 {
 	int good = 1, checked = 0;
@@ -205,12 +204,9 @@ static void check_sums(virTypedParameterPtr p, int n)
 		const char *f = p[i].field, *rest;
 		char vmkey[VIR_TYPED_PARAM_FIELD_LENGTH + 8];
 		unsigned long long sum = 0;
-		int found, is_event = 0;
-		if (!strncmp(f, "perf.", 5)) {
-			rest = f + 5;
-			is_event = 1;
-		} else if (!strncmp(f, "vpmu.", 5) && strncmp(f, "vpmu.vcpu.", 10) &&
-			   p[i].type == VIR_TYPED_PARAM_ULLONG) {
+		int found;
+		if (!strncmp(f, "vpmu.", 5) && strncmp(f, "vpmu.vcpu.", 10) &&
+		    p[i].type == VIR_TYPED_PARAM_ULLONG) {
 			rest = f + 5;
 		} else {
 			continue;
@@ -224,7 +220,7 @@ static void check_sums(virTypedParameterPtr p, int n)
 			if (dot && !strcmp(dot + 1, rest) && p[j].type == VIR_TYPED_PARAM_ULLONG)
 				sum += p[j].value.ul;
 		}
-		snprintf(vmkey, sizeof(vmkey), "%s%s", is_event ? "perf." : "vpmu.", rest);
+		snprintf(vmkey, sizeof(vmkey), "vpmu.%s", rest);
 		if (ull(p, n, vmkey, &found) != sum || !found) {
 			good = 0;
 			printf("#   %s=%llu, the vCPUs' sum %llu\n", vmkey, p[i].value.ul, sum);
@@ -248,16 +244,23 @@ static void test_workload(const struct acct_vm *snap)
 		return;
 	check_shape("two vCPUs", snap, p, n);
 
-	ok(has_ull(p, n, "perf.cpu_cycles", 5000 + 700) && has_ull(p, n, "perf.instructions", 1234),
-	   "perf.cpu_cycles=5700, perf.instructions=1234: the VM's counts");
-	ok(has_ull(p, n, "perf.ref_cpu_cycles", 0) && has_ull(p, n, "perf.branch_instructions", 0) &&
-	   has_ull(p, n, "perf.branch_misses", 0) && has_ull(p, n, "perf.cache_references", 0) &&
-	   has_ull(p, n, "perf.cache_misses", 0),
-	   "the other countable events: perf.* keys of 0");
-	ull(p, n, "perf.bus_cycles", &found);
-	ok(!found && !virTypedParamsGet(p, n, "perf.bus_cycles") && !virTypedParamsGet(p, n, "vpmu.vcpu.0.bus_cycles") &&
+	ok(has_ull(p, n, "vpmu.cpu_cycles", 5000 + 700) && has_ull(p, n, "vpmu.instructions", 1234),
+	   "vpmu.cpu_cycles=5700, vpmu.instructions=1234: the VM's counts");
+	ok(has_ull(p, n, "vpmu.ref_cpu_cycles", 0) && has_ull(p, n, "vpmu.branch_instructions", 0) &&
+	   has_ull(p, n, "vpmu.branch_misses", 0) && has_ull(p, n, "vpmu.cache_references", 0) &&
+	   has_ull(p, n, "vpmu.cache_misses", 0),
+	   "the other countable events: keys of 0");
+	ull(p, n, "vpmu.bus_cycles", &found);
+	ok(!found && !virTypedParamsGet(p, n, "vpmu.bus_cycles") && !virTypedParamsGet(p, n, "vpmu.vcpu.0.bus_cycles") &&
 	   !virTypedParamsGet(p, n, "vpmu.vcpu.1.bus_cycles"),
-	   "bus-cycles, which the host cannot count: no perf.bus_cycles, no per-vCPU key");
+	   "bus-cycles, which the host cannot count: no vpmu.bus_cycles, no per-vCPU key");
+	{
+		int perf = 0;
+		for (int i = 0; i < n; i++)
+			perf |= !strncmp(p[i].field, "perf.", 5);
+		ok(!perf, "no key of libvirt's perf.* group: those are host measurements of the domain, "
+		   "these the guest's virtual counters");
+	}
 	ok(virTypedParamsGetUInt(p, n, "vpmu.bus_cycles.countable", &u) == 1 && u == 0,
 	   "vpmu.bus_cycles.countable=0, an unsigned int (%u)", u);
 	{
@@ -307,10 +310,10 @@ static void test_empty(void)
 	if (err)
 		return;
 	check_shape("empty", &z, p, n);
-	ull(p, n, "perf.cpu_cycles", &found);
+	ull(p, n, "vpmu.cpu_cycles", &found);
 	ok(!found && virTypedParamsGetUInt(p, n, "vpmu.cpu_cycles.countable", &u) == 1 && u == 0 &&
 	   virTypedParamsGetUInt(p, n, "vpmu.vcpu.count", &u) == 1 && u == 0,
-	   "no perf.* key at all; vpmu.cpu_cycles.countable=0; vpmu.vcpu.count=0");
+	   "no event count at all; vpmu.cpu_cycles.countable=0; vpmu.vcpu.count=0");
 	virTypedParamsFree(p, n);
 }
 
