@@ -17,7 +17,9 @@ TOOL_LDLIBS := -ljson-c
 # leaves the shared library: tests/abi.t checks its dynamic symbol table.
 VIS     := -fvisibility=hidden
 
-VERSION := 1.0.0
+# The version is written once, in include/vpmu/version.h (tests/version.t).
+VERSION := $(shell sed -n 's/^\#define VPMU_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
+	include/vpmu/version.h | paste -sd.)
 SOMAJOR := 1
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -34,7 +36,7 @@ LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.
 TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install
+.PHONY: all check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install version
 .SECONDARY:
 all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a $(B)/bin/vpmu-stat
 
@@ -183,6 +185,10 @@ check-linux: deps
 	$(MAKE) --no-print-directory kvm-programs guests
 	VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest prove tests/linux-boot.t tests/guest-image.t tests/linux-perf.t \
 		tests/linux-modern.t
+
+# The version (include/vpmu/version.h), for scripts and tests: make -s version.
+version:
+	@echo $(VERSION)
 
 # Debian packages the build and tests need (fresh machine: README.md).
 deps:

@@ -21,7 +21,10 @@ my $CC = $ENV{CC} || 'cc';
 my $SO = "$B/lib/libvpmu.so";
 # The soname is the ABI: pinned here.  The file name follows the Makefile's VERSION.
 my $SONAME = 'libvpmu.so.1';
-my ($VERSION) = do { local (@ARGV, $/) = 'Makefile'; <> } =~ /^VERSION\s*:?=\s*(\S+)/m;
+# (make -s version: the Makefile reads it from include/vpmu/version.h).
+my $VERSION = `make -s --no-print-directory version 2>/dev/null`;
+chomp $VERSION;
+$VERSION = undef unless $VERSION =~ /^\d+\.\d+\.\d+$/;
 my @HEADERS = sort glob 'include/vpmu/*.h';
 
 # The child make must not inherit a parent make's command-line variables
