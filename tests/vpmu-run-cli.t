@@ -79,6 +79,24 @@ check 125 "cannot read kernel $tmp/missing" "missing kernel file, status 125" --
 check 125 'not a Linux bzImage' "--kernel on a file that is not a bzImage refused" -- --kernel "$tmp/flat.bin"
 long=$(head -c 3000 /dev/zero | tr '\0' x)
 check 125 'command line too long' "over-long --append refused" -- --append "$long" "$tmp/flat.bin"
+# No permission on /dev/kvm: the kvm group (or root) is the fix, not scripts/kvm-env.
+if [ "$(id -u)" -eq 0 ] && [ -c /dev/kvm ] && command -v setpriv >/dev/null &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups test -r /dev/kvm; then
+	chmod 755 "$tmp"
+	n=$((n + 1))
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$RUN" --backend sim "$tmp/flat.bin" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 125 ] && grep -q '^vpmu-run: /dev/kvm: Permission denied: .*add it to the kvm group .* or run as root$' "$tmp/err" &&
+		! grep -q kvm-env "$tmp/err"; then
+		echo "ok $n - no permission on /dev/kvm: the kvm group or root, not kvm-env"
+	else
+		echo "not ok $n - no permission on /dev/kvm: the kvm group or root, not kvm-env (status $rc)"
+		sed 's/^/# /' "$tmp/err" | head -5
+	fi
+else
+	n=$((n + 1))
+	echo "ok $n - no permission on /dev/kvm # SKIP needs root, setpriv and a /dev/kvm user 65534 cannot read"
+fi
 if [ ! -c /dev/kvm ]; then
 	check 125 '/dev/kvm: .*scripts/kvm-env' "without /dev/kvm: a clear message naming kvm-env" -- "$tmp/flat.bin"
 fi

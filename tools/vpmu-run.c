@@ -37,6 +37,7 @@
 #include "dev_uart.h"
 #include "guest_boot.h"
 #include "linux_boot.h"
+#include "kvm_host.h"
 #include "kvm_pvclock.h"
 #include "mptable.h"
 #include "run/vpmu_run.h"
@@ -257,9 +258,11 @@ static int setup_kvm(struct run *rn)
 {
 	char err[VPMU_KVM_ERRLEN];
 	rn->kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (rn->kvm < 0)
-		return die(rn, "/dev/kvm: %s (scripts/kvm-env runs programs under a KVM where "
-			   "this machine has none)", strerror(errno));
+	if (rn->kvm < 0) {
+		char why[320];
+		kvm_host_open_error(errno, why, sizeof(why));
+		return die(rn, "%s", why);
+	}
 	rn->vm = ioctl(rn->kvm, KVM_CREATE_VM, 0);
 	if (rn->vm < 0)
 		return die(rn, "KVM_CREATE_VM: %s", strerror(errno));

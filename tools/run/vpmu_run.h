@@ -75,7 +75,7 @@ struct run {
 	bool done;
 	unsigned ready;    /* vCPU threads set up (under lock): the live socket waits for all */
 	int status;
-	char why[256];
+	char why[640];   /* the end of the run, in words (room for kvm_host.h's hints) */
 	unsigned cases, failed_cases;
 	FILE *console;   /* serial output: stdout, or stderr in --tap mode */
 	FILE *acct_out;  /* the accounting: stdout, --output's file, or the original
