@@ -25,7 +25,7 @@ check 2 "^vpmu-stat: unrecognized option '--frobnicate'" "unknown option: named,
 check 2 "'\.\./x' is not a VM name" "a VM name that is a path: refused" -- ../x
 check 2 '--count counts intervals: give --interval too' "--count without --interval: usage" -- --count 3
 check 2 '--top is for the text intervals' "--top without --interval: usage" -- --top
-check 2 '--top is for the text intervals' "--top with --format json: usage" -- --interval 10 --top --format json
+check 2 '--top is for the text intervals' "--top with --format json: usage" -- --interval 10 --count 1 --top --format json
 check 2 "^Try 'vpmu-stat --help' for more information" "a usage error ends with the Try line" -- --list --listen 127.0.0.1:1
 check 2 'interval must be a number from 10' "--interval 5: refused" -- --interval 5
 check 2 "--format must be text, domstats, prometheus or json" "an unknown format: refused" -- --format xml
