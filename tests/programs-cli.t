@@ -18,6 +18,8 @@ for p in vpmu-run vpmu-trace vpmu-stat vpmu-events; do
 	[ $rc -eq 0 ] && head -n 1 "$tmp/out" | grep -q "^Usage: $p " && [ ! -s "$tmp/err" ] &&
 		grep -q -- '--version' "$tmp/out"
 	ok $? "$p --help: the usage on stdout, status 0, nothing on stderr" "$tmp/out"
+	! awk 'length > 79' "$tmp/out" | grep -q .
+	ok $? "$p --help: every line fits 79 columns" "$tmp/out"
 	"$P" -h >"$tmp/out2" 2>&1
 	cmp -s "$tmp/out" "$tmp/out2"; ok $? "$p -h is --help"
 	if [ -w /dev/full ]; then
