@@ -128,6 +128,8 @@ ok(!@undeclared, 'every exported symbol is declared in include/vpmu/*.h')
 	or diag "exported but declared in no public header: @undeclared";
 
 my %is_exported = map { $_ => 1 } @exported;
+# The version query (include/vpmu/version.h) is part of the ABI from 1.0.0 on.
+ok($is_exported{vpmu_version}, 'vpmu_version is exported');
 my @missing = sort grep { !$is_exported{$_} } keys %declared;
 ok(!@missing, 'every function declared in include/vpmu/*.h is exported')
 	or diag join "\n", map { "declared in $declared{$_} but not exported: $_" } @missing;
