@@ -79,7 +79,7 @@ const char *cli_model(const char *prog, const char *opt, const char *name)
 		opt ? ": " : "", name);
 	for (unsigned i = 0; i < vpmu_model_count(); i++)
 		fprintf(stderr, " %s", vpmu_model_name(i));
-	fprintf(stderr, " (vpmu-events describes each)\n");
+	fprintf(stderr, "%s\n", strcmp(prog, "vpmu-events") ? " (vpmu-events describes each)" : "");
 	cli_usage_error(prog, NULL);
 }
 

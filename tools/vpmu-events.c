@@ -101,13 +101,12 @@ int main(int argc, char **argv)
 	}
 	/* Every name is checked before anything is printed: a typo is a usage
 	 * error that lists the models, not a half-printed listing. */
-	const char *names[argc > optind ? argc - optind : 1];
 	for (int i = optind; i < argc; i++)
-		names[i - optind] = cli_model(PROG, NULL, argv[i]);
+		cli_model(PROG, NULL, argv[i]);
 	if (optind == argc)
 		list_models();
 	int rc = 0;
-	for (int i = 0; i < argc - optind; i++)
-		rc |= show_model(names[i]);
+	for (int i = optind; i < argc; i++)
+		rc |= show_model(cli_model(PROG, NULL, argv[i]));
 	return cli_output_close(PROG, stdout, NULL) < 0 || rc ? 1 : 0;
 }
