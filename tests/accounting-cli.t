@@ -88,4 +88,11 @@ ok $? "--output FILE: the json there, the TAP on stdout" "$tmp/out"
 "$T" --accounting=json --output="$tmp/nodir/x.json" "$tr" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "^vpmu-trace: cannot write $tmp/nodir/x.json: No such file or directory$" "$tmp/err"
 ok $? "--output into a missing directory: named, exit 1" "$tmp/err"
+if [ -w /dev/full ]; then
+	"$T" --accounting=json -o /dev/full "$tr" >"$tmp/out" 2>"$tmp/err"
+	[ $? -eq 1 ] && grep -q "^vpmu-trace: writing the accounting to /dev/full failed: No space left on device$" "$tmp/err"
+	ok $? "--output /dev/full: the write error named, exit 1" "$tmp/err"
+else
+	skip "--output /dev/full: the write error named" "no /dev/full"
+fi
 echo "1..$n"

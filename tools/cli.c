@@ -34,8 +34,10 @@ _Noreturn void cli_usage_error(const char *prog, const char *fmt, ...)
  * "vpmu-run --help >/dev/full" must not report success). */
 static _Noreturn void finish_stdout(const char *prog)
 {
+	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno ? errno : EIO));
+		fprintf(stderr, "%s: write error%s%s\n", prog, errno ? ": " : "",
+			errno ? strerror(errno) : "");
 		exit(1);
 	}
 	exit(0);
@@ -111,8 +113,10 @@ int cli_output_close(const char *prog, FILE *f, const char *path)
 	int e = errno;
 	if (f != stdout && fclose(f) != 0 && !bad)
 		bad = 1, e = errno;
+	/* A write that failed before the flush left its error flag, not errno. */
 	if (bad)
-		fprintf(stderr, "%s: writing %s failed: %s\n", prog,
-			f == stdout || !path ? "standard output" : path, strerror(e ? e : EIO));
+		fprintf(stderr, "%s: writing %s failed%s%s\n", prog,
+			f == stdout || !path ? "standard output" : path, e ? ": " : "",
+			e ? strerror(e) : "");
 	return bad ? -1 : 0;
 }

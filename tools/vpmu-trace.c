@@ -233,11 +233,17 @@ int main(int argc, char **argv)
 	if (acct_out) {
 		/* The text follows the TAP on stdout: the plan of -v comes after it. */
 		fflush(tap);
-		if (acct_write(acct_out, (enum acct_format)format, g.vms, g.n) < 0)
-			fprintf(stderr, "%s: writing the accounting failed\n", PROG), bad_output = 1;
+		int r = acct_write(acct_out, (enum acct_format)format, g.vms, g.n);
 		acct_vms_release(g.vms, g.n);
-		if (acct_out != stdout && cli_output_close(PROG, acct_out, output) < 0)
+		if (r < 0) {
+			fprintf(stderr, "%s: writing the accounting to %s failed: %s\n", PROG,
+				acct_out == stdout ? "standard output" : output, strerror(-r));
+			if (acct_out != stdout)
+				fclose(acct_out);
 			bad_output = 1;
+		} else if (acct_out != stdout && cli_output_close(PROG, acct_out, output) < 0) {
+			bad_output = 1;
+		}
 	}
 	if (verbose)
 		fprintf(tap, "1..%u\n", tapno);

@@ -110,7 +110,7 @@ static int num(const char *what, unsigned lo, unsigned hi)
 	return (int)cli_uint(PROG, optarg, what, lo, hi);
 }
 
-/* The option's value, for the few that are strings. */
+/* One option (getopt_long's c, its value in optarg) into o. */
 static void option(int c, struct opts *o)
 {
 	switch (c) {
