@@ -4,8 +4,10 @@
 #   make fuzz       libFuzzer targets (clang), each for FUZZ_SECONDS
 #   make bench      callgrind instruction counts and ns/op (bench/README.md)
 #   make demo       the main job: a profiled guest under the virtual PMU, with accounting
-#   make install    headers, libvpmu.a, libvpmu.so.$(VERSION) and libvpmu.pc under
-#                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
+#   make install    headers, libvpmu.a, libvpmu.so.$(VERSION), libvpmu.pc, the four
+#                   programs and their manual pages under $(DESTDIR)$(PREFIX)
+#                   (PREFIX=/usr/local); make uninstall removes them again
+#   make man        docs/man/*.md rendered from the manual pages in man/ (mandoc)
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -17,11 +19,15 @@ TOOL_LDLIBS := -ljson-c
 # leaves the shared library: tests/abi.t checks its dynamic symbol table.
 VIS     := -fvisibility=hidden
 
-VERSION := 1.0.0
+# The version is written once, in include/vpmu/version.h (tests/version.t).
+VERSION := $(shell sed -n 's/^\#define VPMU_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
+	include/vpmu/version.h | paste -sd.)
 SOMAJOR := 1
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
 
 B       ?= build
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -34,7 +40,7 @@ LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.
 TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install
+.PHONY: all check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install uninstall man version
 .SECONDARY:
 all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a $(B)/bin/vpmu-stat
 
@@ -59,10 +65,14 @@ $(B)/lib/libvpmu.so: $(LIB_SRC:%.c=$(B)/obj/%.o)
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the public headers, both libraries
 # (the shared one as libvpmu.so.$(VERSION) with its soname and development
-# links) and libvpmu.pc for pkg-config.
+# links), libvpmu.pc for pkg-config, the programs and the manual pages.
 # The .pc is written at install time, so that it names this PREFIX.
-install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so
-	install -d $(DESTDIR)$(INCDIR)/vpmu $(DESTDIR)$(LIBDIR)/pkgconfig
+PROGRAMS := vpmu-run vpmu-trace vpmu-stat vpmu-events
+MAN1    := $(sort $(wildcard man/*.1))
+MAN3    := $(sort $(wildcard man/*.3))
+install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%)
+	install -d $(DESTDIR)$(INCDIR)/vpmu $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 644 include/vpmu/*.h $(DESTDIR)$(INCDIR)/vpmu/
 	install -m 644 $(B)/lib/libvpmu.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(B)/lib/libvpmu.so $(DESTDIR)$(LIBDIR)/libvpmu.so.$(VERSION)
@@ -72,6 +82,28 @@ install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so
 		'Name: libvpmu' 'Description: a virtual PMU for KVM-based VMMs' 'Version: $(VERSION)' \
 		'Requires.private: libxxhash' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lvpmu' \
 		'Libs.private: -lpthread' > $(DESTDIR)$(LIBDIR)/pkgconfig/libvpmu.pc
+	install -m 755 $(PROGRAMS:%=$(B)/bin/%) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
+
+# Everything install put there, and the one directory that is vpmu's alone
+# (tests/install.t installs, uninstalls and finds nothing left).
+uninstall:
+	rm -f $(patsubst include/%,$(DESTDIR)$(INCDIR)/%,$(wildcard include/vpmu/*.h))
+	-rmdir $(DESTDIR)$(INCDIR)/vpmu
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libvpmu.a libvpmu.so.$(VERSION) libvpmu.so.$(SOMAJOR) \
+		libvpmu.so pkgconfig/libvpmu.pc)
+	rm -f $(PROGRAMS:%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%)
+
+# The manual pages are written once, in mdoc(7), in man/; docs/man/PAGE.md is
+# their rendering for the web (mandoc -T markdown; Debian's mandoc package),
+# committed, and tests/man.t fails when it is out of date.
+man: $(patsubst man/%,docs/man/%.md,$(MAN1) $(MAN3))
+docs/man/%.md: man/%
+	@mkdir -p $(dir $@)
+	mandoc -T lint -W warning $<
+	mandoc -T markdown $< >$@.tmp && mv $@.tmp $@
 
 TOOL_LIB_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
 $(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
@@ -183,6 +215,10 @@ check-linux: deps
 	$(MAKE) --no-print-directory kvm-programs guests
 	VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest prove tests/linux-boot.t tests/guest-image.t tests/linux-perf.t \
 		tests/linux-modern.t
+
+# The version (include/vpmu/version.h), for scripts and tests: make -s version.
+version:
+	@echo $(VERSION)
 
 # Debian packages the build and tests need (fresh machine: README.md).
 deps:

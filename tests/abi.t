@@ -21,7 +21,10 @@ my $CC = $ENV{CC} || 'cc';
 my $SO = "$B/lib/libvpmu.so";
 # The soname is the ABI: pinned here.  The file name follows the Makefile's VERSION.
 my $SONAME = 'libvpmu.so.1';
-my ($VERSION) = do { local (@ARGV, $/) = 'Makefile'; <> } =~ /^VERSION\s*:?=\s*(\S+)/m;
+# (make -s version: the Makefile reads it from include/vpmu/version.h).
+my $VERSION = `make -s --no-print-directory version 2>/dev/null`;
+chomp $VERSION;
+$VERSION = undef unless $VERSION =~ /^\d+\.\d+\.\d+$/;
 my @HEADERS = sort glob 'include/vpmu/*.h';
 
 # The child make must not inherit a parent make's command-line variables
@@ -125,6 +128,8 @@ ok(!@undeclared, 'every exported symbol is declared in include/vpmu/*.h')
 	or diag "exported but declared in no public header: @undeclared";
 
 my %is_exported = map { $_ => 1 } @exported;
+# The version query (include/vpmu/version.h) is part of the ABI from 1.0.0 on.
+ok($is_exported{vpmu_version}, 'vpmu_version is exported');
 my @missing = sort grep { !$is_exported{$_} } keys %declared;
 ok(!@missing, 'every function declared in include/vpmu/*.h is exported')
 	or diag join "\n", map { "declared in $declared{$_} but not exported: $_" } @missing;

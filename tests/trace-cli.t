@@ -31,18 +31,44 @@ bad=tests/bad-traces/unknown-directive.trace
 failing=$(ls tests/failing-traces/*.trace)
 nfailing=$(echo "$failing" | wc -l)
 
-echo "1..$((28 + 3 * nfailing))"
+echo "1..$((35 + 3 * nfailing))"
 
 run
 [ $rc -eq 2 ]; ok $? "no arguments: exit 2"
-grep -q '^usage: vpmu-trace' "$tmp/err"; ok $? "no arguments: usage on stderr"
+grep -q '^vpmu-trace: no trace FILE given$' "$tmp/err" && grep -q "^Try 'vpmu-trace --help'" "$tmp/err"
+ok $? "no arguments: the cause and the Try line on stderr"
 [ ! -s "$tmp/out" ]; ok $? "no arguments: nothing on stdout"
 
 run -x "$good1"
-[ $rc -eq 2 ] && grep -q "unknown option '-x'" "$tmp/err"; ok $? "unknown option: exit 2 and named"
+[ $rc -eq 2 ] && grep -q "invalid option -- 'x'" "$tmp/err"; ok $? "unknown option: exit 2 and named"
 
 run -h
-[ $rc -eq 0 ] && grep -q '^usage: vpmu-trace' "$tmp/out"; ok $? "-h: usage on stdout, exit 0"
+[ $rc -eq 0 ] && grep -q '^Usage: vpmu-trace' "$tmp/out"; ok $? "-h: usage on stdout, exit 0"
+
+# FILE - is standard input; an empty trace checks nothing and is no pass.
+"$T" - <"$good1" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '^ok 1 - - ([1-9][0-9]* checks)$' "$tmp/out"; ok $? "- reads the trace from standard input" "$tmp/out"
+: >"$tmp/empty.trace"
+run "$tmp/empty.trace"
+[ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "$tmp/empty.trace: error: empty trace" ] &&
+	grep -q "^not ok 1 - $tmp/empty.trace (0 checks, empty trace)$" "$tmp/out"
+ok $? "an empty file: FILE: error: empty trace, not ok, exit 1" "$tmp/out"
+run -v "$tmp/empty.trace"
+[ $rc -eq 1 ] && grep -q "^not ok 1 - $tmp/empty.trace: empty trace$" "$tmp/out"; ok $? "-v: an empty file is a not ok line" "$tmp/out"
+
+# --accounting takes its format after '=' or as the next argument, and is
+# --accounting=text alone; --output wants --accounting.
+run --accounting=text "$good1"; cp "$tmp/out" "$tmp/eq.out"
+run --accounting text "$good1"
+[ $rc -eq 0 ] && cmp -s "$tmp/eq.out" "$tmp/out" && grep -q '^VM ' "$tmp/out"
+ok $? "--accounting text is --accounting=text" "$tmp/out"
+run --accounting "$good1"
+[ $rc -eq 0 ] && cmp -s "$tmp/eq.out" "$tmp/out"; ok $? "--accounting alone is text" "$tmp/out"
+run --accounting xml "$good1"
+[ $rc -eq 1 ] && grep -q "^xml: error: cannot read" "$tmp/err"; ok $? "--accounting xml: xml is no format, so a FILE" "$tmp/err"
+run -o "$tmp/acct.txt" "$good1"
+[ $rc -eq 2 ] && grep -q -- '--output is where the accounting goes: give --accounting too' "$tmp/err"
+ok $? "--output without --accounting: usage error" "$tmp/err"
 
 run "$tmp/missing.trace"
 [ $rc -eq 1 ]; ok $? "missing file: exit 1"

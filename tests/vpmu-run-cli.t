@@ -1,8 +1,10 @@
 #!/bin/sh
 # vpmu-run's command line and image checks (docs/vpmu-run.md): everything that is
 # decided before KVM is opened, so it runs on any machine.  Bad input gets exit
-# status 2 (usage) or 125 (a refused image) and one clear message; guest runs
-# themselves are in tests/guests.t.
+# status 2 (usage: the cause, then "Try 'vpmu-run --help'") or 125 (a refused
+# image) and one clear message; guest runs themselves are in tests/guests.t.
+# An IMAGE that does not exist ends the run before KVM: status 125 with "cannot
+# read guest image" shows that the options before it were taken.
 B=${VPMU_BUILD:-build}
 RUN=$B/bin/vpmu-run
 tmp=$(mktemp -d) || exit 1
@@ -24,10 +26,22 @@ check() { # check WANT-STATUS STDERR-REGEX DESCRIPTION -- ARGS...
 . tests/guests/images.sh
 printf '\364' >"$tmp/flat.bin"   # hlt: a valid flat image
 
-check 2 '^usage: vpmu-run' "no image: usage, status 2" --
-check 2 '^usage: vpmu-run' "two images: usage" -- "$tmp/flat.bin" "$tmp/flat.bin"
-check 2 '^usage: vpmu-run' "unknown option: usage" -- --frobnicate "$tmp/flat.bin"
-check 2 "unknown model 'pentium9'" "unknown model named, status 2" -- --model pentium9 "$tmp/flat.bin"
+try="^Try 'vpmu-run --help' for more information"
+check 2 'no IMAGE given' "no image: usage, status 2" --
+check 2 "one IMAGE only: '$tmp/flat.bin' is a second one" "two images: usage" -- "$tmp/flat.bin" "$tmp/flat.bin"
+check 2 "^vpmu-run: unrecognized option '--frobnicate'" "unknown option: named, status 2" -- --frobnicate "$tmp/flat.bin"
+check 2 "$try" "unknown option: the Try line" -- --frobnicate "$tmp/flat.bin"
+check 2 "unknown model 'pentium9'; the models are: .*p6" "unknown model named, the models listed, status 2" -- --model pentium9 "$tmp/flat.bin"
+check 125 "cannot read guest image $tmp/missing.bin" "--model P6: model names in any case" -- --model P6 "$tmp/missing.bin"
+check 125 "cannot read guest image" "--accounting json (the value as the next argument)" -- --accounting json "$tmp/missing.bin"
+check 125 "cannot read guest image" "--accounting=json (the value after '=')" -- --accounting=json "$tmp/missing.bin"
+check 125 "cannot read guest image" "--model=p4 --ht --vcpus=2" -- --model=p4 --ht --vcpus=2 "$tmp/missing.bin"
+check 2 "--accounting must be text, domstats, prometheus or json, not 'xml'" "--accounting=xml: usage" -- --accounting=xml "$tmp/flat.bin"
+check 2 "--ht: the p6 model's CPUs had no hyper-threading" "--ht on a model without it: usage error, status 2" -- --ht "$tmp/flat.bin"
+check 2 "--tap writes TAP to standard output: write the json accounting to a file with --output FILE" \
+	"--tap with a json accounting on stdout: usage error naming --output" -- --tap --accounting json "$tmp/flat.bin"
+check 125 "cannot write $tmp/nodir/acct.json: No such file or directory" "--output into a missing directory: status 125, before the guest" \
+	-- --accounting json --output "$tmp/nodir/acct.json" "$tmp/flat.bin"
 check 2 '--vcpus must be a number from 1 to 16' "vCPU count out of range" -- --vcpus 0 "$tmp/flat.bin"
 check 2 '--vcpus must be a number' "vCPU count not a number" -- --vcpus 2x "$tmp/flat.bin"
 check 2 '--timeout must be a number' "timeout not a number" -- --timeout -5 "$tmp/flat.bin"
@@ -58,12 +72,31 @@ mbheader 0x10000 0x8000000 0x8000000 0 0 0x8000000 >"$tmp/high.bin"
 check 125 'does not fit guest memory' "image above guest memory refused (64 MiB default)" -- "$tmp/high.bin"
 mbheader 0x10000 0x1000 0x1000 0 0 0x1000 >"$tmp/low.bin"
 check 125 'does not fit guest memory above 0xa000' "image over the multiboot info refused" -- "$tmp/low.bin"
-check 2 '^usage: vpmu-run' "--kernel with an IMAGE too: usage" -- --kernel "$tmp/flat.bin" "$tmp/flat.bin"
-check 2 '^usage: vpmu-run' "--initrd without --kernel: usage" -- --initrd "$tmp/flat.bin" "$tmp/flat.bin"
+check 2 '--kernel boots Linux instead of an IMAGE' "--kernel with an IMAGE too: usage" -- --kernel "$tmp/flat.bin" "$tmp/flat.bin"
+check 2 '--initrd is for a Linux guest: give --kernel too' "--initrd without --kernel: usage" -- --initrd "$tmp/flat.bin" "$tmp/flat.bin"
+check 2 '--no-kvmclock is for a Linux guest' "--no-kvmclock without --kernel: usage" -- --no-kvmclock "$tmp/flat.bin"
 check 125 "cannot read kernel $tmp/missing" "missing kernel file, status 125" -- --kernel "$tmp/missing"
 check 125 'not a Linux bzImage' "--kernel on a file that is not a bzImage refused" -- --kernel "$tmp/flat.bin"
 long=$(head -c 3000 /dev/zero | tr '\0' x)
 check 125 'command line too long' "over-long --append refused" -- --append "$long" "$tmp/flat.bin"
+# No permission on /dev/kvm: the kvm group (or root) is the fix, not scripts/kvm-env.
+if [ "$(id -u)" -eq 0 ] && [ -c /dev/kvm ] && command -v setpriv >/dev/null &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups test -r /dev/kvm; then
+	chmod 755 "$tmp"
+	n=$((n + 1))
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$RUN" --backend sim "$tmp/flat.bin" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 125 ] && grep -q '^vpmu-run: /dev/kvm: Permission denied: .*add it to the kvm group .* or run as root$' "$tmp/err" &&
+		! grep -q kvm-env "$tmp/err"; then
+		echo "ok $n - no permission on /dev/kvm: the kvm group or root, not kvm-env"
+	else
+		echo "not ok $n - no permission on /dev/kvm: the kvm group or root, not kvm-env (status $rc)"
+		sed 's/^/# /' "$tmp/err" | head -5
+	fi
+else
+	n=$((n + 1))
+	echo "ok $n - no permission on /dev/kvm # SKIP needs root, setpriv and a /dev/kvm user 65534 cannot read"
+fi
 if [ ! -c /dev/kvm ]; then
 	check 125 '/dev/kvm: .*scripts/kvm-env' "without /dev/kvm: a clear message naming kvm-env" -- "$tmp/flat.bin"
 fi

@@ -21,10 +21,12 @@ check() { # check WANT-STATUS STDERR-REGEX DESCRIPTION -- ARGS...
 	[ $rc -eq "$want" ] && grep -q -E -- "$re" "$tmp/err"
 	ok $? "$what (status $rc)" "$tmp/err"
 }
-check 2 '^usage: vpmu-stat' "unknown option: usage, status 2" -- --frobnicate
+check 2 "^vpmu-stat: unrecognized option '--frobnicate'" "unknown option: named, status 2" -- --frobnicate
 check 2 "'\.\./x' is not a VM name" "a VM name that is a path: refused" -- ../x
-check 2 '^usage: vpmu-stat' "--count without --interval: usage" -- --count 3
-check 2 '^usage: vpmu-stat' "--top without --interval: usage" -- --top
+check 2 '--count counts intervals: give --interval too' "--count without --interval: usage" -- --count 3
+check 2 '--top is for the text intervals' "--top without --interval: usage" -- --top
+check 2 '--top is for the text intervals' "--top with --format json: usage" -- --interval 10 --count 1 --top --format json
+check 2 "^Try 'vpmu-stat --help' for more information" "a usage error ends with the Try line" -- --list --listen 127.0.0.1:1
 check 2 'interval must be a number from 10' "--interval 5: refused" -- --interval 5
 check 2 "--format must be text, domstats, prometheus or json" "an unknown format: refused" -- --format xml
 
@@ -41,6 +43,19 @@ perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local =
 ok $([ $? -eq 0 ] && ! grep -q . "$tmp/err"; echo $?) "all VMs with a dead VMM's socket there: it is left out quietly" "$tmp/err"
 "$STAT" gone >"$tmp/out" 2>"$tmp/err"
 ok $([ $? -eq 1 ] && grep -q 'its VMM is gone' "$tmp/err"; echo $?) "asked for by name: 'its VMM is gone', status 1" "$tmp/err"
+
+# --interval honours --format: a whole document per interval, no rate table.
+"$STAT" --interval 10 --count 2 --format=json >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 0 ] && [ "$(grep -c '"schema":' "$tmp/out")" -eq 2 ] && ! grep -q 'rate\|/s' "$tmp/out" &&
+	perl -MJSON::PP -e 'local $/; my $t = <STDIN>; my $p = JSON::PP->new; my $k = 0;
+		while ($t =~ /\S/) { my ($d, $len) = $p->decode_prefix($t); $d->{schema} == 1 or die; $t = substr($t, $len); $k++ }
+		$k == 2 or die "$k documents\n"' <"$tmp/out"; echo $?) \
+	"--interval 10 --count 2 --format=json: two JSON documents, no rate table" "$tmp/out"
+"$STAT" --interval 10 --count 1 --format prometheus -o "$tmp/int.prom" >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 0 ] && [ ! -s "$tmp/out" ] && promtool check metrics <"$tmp/int.prom" >"$tmp/promtool" 2>&1; echo $?) \
+	"--interval --format prometheus -o FILE: an exposition promtool accepts in FILE, stdout empty" "$tmp/promtool"
+"$STAT" --list --output "$tmp/list" >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 0 ] && [ ! -s "$tmp/out" ] && grep -q '^NAME' "$tmp/list"; echo $?) "--list --output FILE: the list in FILE" "$tmp/err"
 
 mkdir "$tmp/tf"
 "$STAT" --textfile "$tmp/tf" 2>"$tmp/err"

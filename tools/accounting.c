@@ -39,6 +39,7 @@ static void accounting_print_perf(FILE *out, const struct vpmu_perf *p)
 
 void accounting_print_run(const struct accounting_run *ar)
 {
+	FILE *out = ar->out ? ar->out : stdout;
 	/* One snapshot: each vCPU's totals and its glue's statistics, read once. */
 	struct acct_vm snap;
 	const struct vpmu_kvm_stats *kvm[VPMU_MAX_VCPUS] = { 0 };
@@ -48,7 +49,7 @@ void accounting_print_run(const struct accounting_run *ar)
 		return;
 	if (ar->format != ACCT_TEXT) {
 		fflush(stdout);
-		if (acct_write(stdout, ar->format, &snap, 1) < 0)
+		if (acct_write(out, ar->format, &snap, 1) < 0)
 			fprintf(stderr, "vpmu-run: writing the accounting failed\n");
 		acct_vm_release(&snap);
 		return;
@@ -85,6 +86,6 @@ void accounting_print_run(const struct accounting_run *ar)
 	fclose(m);
 	/* In TAP mode the accounting is commentary. */
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		printf("%s%s\n", ar->tap ? "# " : "", line);
+		fprintf(out, "%s%s\n", ar->tap ? "# " : "", line);
 	free(buf);
 }

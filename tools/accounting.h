@@ -19,6 +19,7 @@
  * comments with tap. */
 struct accounting_run {
 	enum acct_format format;
+	FILE *out;                           /* where it goes; NULL: stdout */
 	bool tap;
 	const char *backend;
 	const struct vpmu_perf *perf;        /* NULL: the sim backend */

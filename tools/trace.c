@@ -611,10 +611,21 @@ static int run_line(struct ctx *c, char *line)
 static FILE *accounting_out;
 static enum acct_format accounting_format;
 
+static trace_accounting_sink *accounting_sink;
+static void *accounting_sink_arg;
+
 void trace_set_accounting(FILE *out, enum acct_format f)
 {
 	accounting_out = out;
 	accounting_format = f;
+	accounting_sink = NULL;
+}
+
+void trace_set_accounting_sink(trace_accounting_sink *sink, void *arg)
+{
+	accounting_sink = sink;
+	accounting_sink_arg = arg;
+	accounting_out = NULL;
 }
 
 /* One snapshot per VM of the trace, in the chosen format (acct_snapshot.h). */
@@ -629,6 +640,10 @@ static void print_accounting(struct ctx *c)
 	for (unsigned i = 0; i < c->nvms; i++)
 		if (acct_collect(&snap[n], c->vms[i].name, c->vms[i].vm, c->host, NULL) == 0)
 			n++;
+	if (accounting_sink) {
+		accounting_sink(accounting_sink_arg, c->name, snap, n);
+		return;
+	}
 	if (acct_write(accounting_out, accounting_format, snap, n) < 0)
 		fprintf(stderr, "vpmu-trace: writing the accounting failed\n");
 	acct_vms_release(snap, n);
@@ -689,7 +704,7 @@ void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE
 		run_line(c, buf);
 		pos = end + 1;
 	}
-	if (accounting_out && !res->error)
+	if ((accounting_out || accounting_sink) && !res->error)
 		print_accounting(c);
 	for (unsigned i = 0; i < c->nvms; i++)
 		vpmu_vm_destroy(c->vms[i].vm);

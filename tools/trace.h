@@ -20,9 +20,15 @@ struct trace_result {
 void trace_run(const char *name, const char *text, size_t len, FILE *diag, FILE *tap,
 	       int verbose, unsigned *tapno, struct trace_result *res);
 
-/* Print every VM's accounting (tools/accounting.h) to `out` at the end of each
- * well-formed trace; NULL (the default) prints none. */
-/* After each trace, its VMs' accounting in format f to out (NULL: none). */
+/* After each well-formed trace, its VMs' accounting in format f to out (NULL,
+ * the default: none). */
 void trace_set_accounting(FILE *out, enum acct_format f);
+
+/* Instead: after each well-formed trace, the snapshots of its n VMs are handed
+ * to sink, which owns them from then on (acct_vms_release); vpmu-trace gathers
+ * the VMs of every file into one document so.  Replaces trace_set_accounting. */
+typedef void trace_accounting_sink(void *arg, const char *trace, struct acct_vm *vms,
+				   unsigned n);
+void trace_set_accounting_sink(trace_accounting_sink *sink, void *arg);
 
 #endif

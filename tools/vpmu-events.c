@@ -3,11 +3,15 @@
  * vpmu-events [MODEL...] : list the CPU models libvpmu emulates, or for each MODEL
  * its registers, event encodings (with their generic events) and perfctr rules.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "vpmu/vpmu.h"
+#include "cli.h"
+
+#define PROG "vpmu-events"
 
 static void list_models(void)
 {
@@ -21,10 +25,8 @@ static void list_models(void)
 static int show_model(const char *name)
 {
 	struct vpmu_model_info mi;
-	if (vpmu_model_info(name, &mi)) {
-		fprintf(stderr, "vpmu-events: unknown model '%s' (run without arguments for the list)\n", name);
+	if (vpmu_model_info(name, &mi))
 		return 1;
-	}
 	const char *space = mi.regspace == VPMU_SPACE_SPR ? "SPR" : "MSR";
 	printf("model %s: %s\n", mi.name, mi.description);
 	printf("  cpuid: %s family %u model %u stepping %u\n", mi.vendor ? mi.vendor : "-", mi.family,
@@ -66,19 +68,45 @@ static int show_model(const char *name)
 	return 0;
 }
 
+static void usage(void)
+{
+	printf("Usage: vpmu-events [OPTION]... [MODEL]...\n"
+	       "Without MODEL, lists the CPU models libvpmu emulates; with MODEL (any case:\n"
+	       "P6 is p6), its CPUID identity, counters, registers, event encodings with\n"
+	       "their generic events, and perfctr rules.\n"
+	       "\n"
+	       "  -h, --help     display this help and exit\n"
+	       "      --version  output version information and exit\n"
+	       "\n"
+	       "Exit status: 0, or 2 on a usage error (an unknown option or MODEL).\n");
+}
+
 int main(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: vpmu-events [MODEL...]\n"
-		       "Without arguments, lists the models; with MODEL, its registers, events and rules.\n");
-		return 0;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	cli_init(argv, PROG);
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage();
+			cli_help_done(PROG);
+		}
+		if (c == 'V')
+			cli_version(PROG);
+		cli_usage_error(PROG, NULL);
 	}
-	if (argc == 1) {
+	/* Every name is checked before anything is printed: a typo is a usage
+	 * error that lists the models, not a half-printed listing. */
+	for (int i = optind; i < argc; i++)
+		cli_model(PROG, NULL, argv[i]);
+	if (optind == argc)
 		list_models();
-		return 0;
-	}
 	int rc = 0;
-	for (int i = 1; i < argc; i++)
-		rc |= show_model(argv[i]);
-	return rc;
+	for (int i = optind; i < argc; i++)
+		rc |= show_model(cli_model(PROG, NULL, argv[i]));
+	return cli_output_close(PROG, stdout, NULL) < 0 || rc ? 1 : 0;
 }

@@ -37,122 +37,11 @@
 #include "dev_uart.h"
 #include "guest_boot.h"
 #include "linux_boot.h"
+#include "kvm_host.h"
 #include "kvm_pvclock.h"
 #include "mptable.h"
 #include "run/vpmu_run.h"
 
-
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: vpmu-run [--model M] [--cpumodel N] [--stepping N] [--vcpus N] [--ht] [--strict]\n"
-		"                [--pmu-version N] [--nr-general N] [--nr-fixed N]\n"
-		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
-		"                [--tap] [--console-input] [--accounting text|domstats|prometheus|json]\n"
-		"                [--name NAME]\n"
-		"                [--append WORDS] IMAGE\n"
-		"       vpmu-run [options] --kernel bzImage [--initrd FILE] [--append CMDLINE]\n"
-		"                [--no-kvmclock]\n"
-		"  Boots IMAGE (flat, loaded at 0x100000, or multiboot: the a.out kludge or ELF32), or\n"
-		"  a Linux bzImage with --kernel (docs/vpmu-run.md, \"Linux guests\"), under\n"
-		"  KVM with the virtual PMU of model M (default p6; vpmu-events lists them);\n"
-		"  --cpumodel/--stepping change the CPUID identity it presents; --pmu-version,\n"
-		"  --nr-general and --nr-fixed narrow its PMU (architectural perfmon, zen4), as\n"
-		"  KVM's CPUID 0AH does; --ht makes vCPUs\n"
-		"  2k and 2k+1 the two threads of one hyper-threaded core (p4, p4-em64t).  A Linux\n"
-		"  guest gets KVM's paravirtual clock unless --no-kvmclock.\n"
-		"  Exit status: the guest's (port 0xF4) below 124, 126 for a guest status of 124 or\n"
-		"  more, 124 on --timeout (default 60 s), 125 on a VMM or KVM error, 2 on usage errors.\n");
-	exit(2);
-}
-
-static void parse_args(int argc, char **argv, struct opts *o)
-{
-	*o = (struct opts){ .model = "p6", .backend = "perf", .append = "", .vcpus = 1,
-			    .mem_mb = 64, .timeout_s = 60, .cpumodel = -1, .stepping = -1,
-			    .pmu_version = -1, .nr_general = -1, .nr_fixed = -1 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool more = i + 1 < argc;
-		if (!strcmp(a, "--model") && more)
-			o->model = argv[++i];
-		else if (!strcmp(a, "--vcpus") && more)
-			o->vcpus = cli_uint("vpmu-run", argv[++i], "--vcpus", 1, MAX_VCPUS);
-		else if (!strcmp(a, "--cpumodel") && more)
-			o->cpumodel = (int)cli_uint("vpmu-run", argv[++i], "--cpumodel", 0, 255);
-		else if (!strcmp(a, "--stepping") && more)
-			o->stepping = (int)cli_uint("vpmu-run", argv[++i], "--stepping", 0, 15);
-		else if (!strcmp(a, "--pmu-version") && more)
-			o->pmu_version = (int)cli_uint("vpmu-run", argv[++i], "--pmu-version", 1, 255);
-		else if (!strcmp(a, "--nr-general") && more)
-			o->nr_general = (int)cli_uint("vpmu-run", argv[++i], "--nr-general", 0,
-						      VPMU_MAX_CTRS);
-		else if (!strcmp(a, "--nr-fixed") && more)
-			o->nr_fixed = (int)cli_uint("vpmu-run", argv[++i], "--nr-fixed", 0, VPMU_MAX_CTRS);
-		else if (!strcmp(a, "--mem") && more)
-			o->mem_mb = cli_uint("vpmu-run", argv[++i], "--mem", 2, 3072), o->mem_given = true;
-		else if (!strcmp(a, "--timeout") && more)
-			o->timeout_s = cli_uint("vpmu-run", argv[++i], "--timeout", 1, 86400);
-		else if (!strcmp(a, "--backend") && more)
-			o->backend = argv[++i];
-		else if (!strcmp(a, "--append") && more)
-			o->append = argv[++i];
-		else if (!strcmp(a, "--kernel") && more)
-			o->kernel = argv[++i];
-		else if (!strcmp(a, "--initrd") && more)
-			o->initrd = argv[++i];
-		else if (!strcmp(a, "--no-kvmclock"))
-			o->no_kvmclock = true;
-		else if (!strcmp(a, "--accounting") && more) {
-			int f = acct_format_from_name(argv[++i]);
-			if (f < 0) {
-				fprintf(stderr, "vpmu-run: --accounting must be text, domstats, prometheus or "
-					"json, not '%s'\n", argv[i]);
-				exit(2);
-			}
-			o->accounting = (enum acct_format)f;
-		}
-		else if (!strcmp(a, "--name") && more) {
-			o->name = argv[++i];
-			if (!stat_name_valid(o->name)) {
-				fprintf(stderr, "vpmu-run: --name must be 1 to %d letters, digits, '.', '_' "
-					"or '-', not starting with '.' or '-': '%s'\n", STAT_NAME_MAX,
-					o->name);
-				exit(2);
-			}
-		}
-		else if (!strcmp(a, "--strict"))
-			o->strict = true;
-		else if (!strcmp(a, "--ht"))
-			o->ht = true;
-		else if (!strcmp(a, "--tap"))
-			o->tap = true;
-		else if (!strcmp(a, "--no-host-pmu"))
-			o->no_host_pmu = true;
-		else if (!strcmp(a, "--null-pmu"))
-			o->null_pmu = true;
-		else if (!strcmp(a, "--console-input"))
-			o->console_input = true;
-		else if (a[0] == '-' || o->image)
-			usage();
-		else
-			o->image = a;
-	}
-	/* An IMAGE, or a Linux kernel (QEMU's -kernel/-initrd/-append); kvmclock
-	 * is for Linux guests only. */
-	if (!o->image == !o->kernel || ((o->initrd || o->no_kvmclock) && !o->kernel))
-		usage();
-	if (o->kernel && !o->mem_given)
-		o->mem_mb = 256;   /* a 686 kernel needs ~48 MiB, amd64 ~96 MiB, plus the initrd */
-	if (strcmp(o->backend, "perf") && strcmp(o->backend, "sim")) {
-		fprintf(stderr, "vpmu-run: --backend must be perf or sim, not '%s'\n", o->backend);
-		exit(2);
-	}
-	if (vpmu_model_description(o->model) == NULL) {
-		fprintf(stderr, "vpmu-run: unknown model '%s' (vpmu-events lists the models)\n", o->model);
-		exit(2);
-	}
-}
 
 /* Ends the run with `status` (the first caller wins) and kicks every vCPU. */
 void run_finish(struct run *rn, int status, const char *fmt, ...)
@@ -369,9 +258,11 @@ static int setup_kvm(struct run *rn)
 {
 	char err[VPMU_KVM_ERRLEN];
 	rn->kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (rn->kvm < 0)
-		return die(rn, "/dev/kvm: %s (scripts/kvm-env runs programs under a KVM where "
-			   "this machine has none)", strerror(errno));
+	if (rn->kvm < 0) {
+		char why[320];
+		kvm_host_open_error(errno, why, sizeof(why));
+		return die(rn, "%s", why);
+	}
 	rn->vm = ioctl(rn->kvm, KVM_CREATE_VM, 0);
 	if (rn->vm < 0)
 		return die(rn, "KVM_CREATE_VM: %s", strerror(errno));
@@ -418,7 +309,8 @@ static void print_accounting(struct run *rn)
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
 		kv[i] = rn->cpu[i].kv;
 	const struct accounting_run ar = {
-		.format = rn->o.accounting, .tap = rn->o.tap, .backend = rn->o.backend,
+		.format = rn->o.accounting, .out = rn->acct_out,
+		.tap = rn->o.tap && rn->acct_out == stdout, .backend = rn->o.backend,
 		.perf = rn->perf, .host = rn->host, .vm = rn->pvm, .kv = kv, .nr_vcpus = rn->o.vcpus,
 	};
 	accounting_print_run(&ar);
@@ -596,7 +488,8 @@ static int boot(struct run *rn)
 int main(int argc, char **argv)
 {
 	static struct run rn;
-	parse_args(argc, argv, &rn.o);
+	run_parse_args(argc, argv, &rn.o);
+	rn.acct_out = run_accounting_output(&rn.o);
 	rn.kvm = rn.vm = -1;
 	rn.console = rn.o.tap ? stderr : stdout;
 	uart__init(&rn.com1);
@@ -626,5 +519,8 @@ int main(int argc, char **argv)
 		status = boot(&rn);
 	}
 	cleanup(&rn);
+	if (rn.acct_out != stdout && cli_output_close("vpmu-run", rn.acct_out, rn.o.output) < 0 &&
+	    status == 0)
+		status = EXIT_VMM_ERROR;
 	return status;
 }

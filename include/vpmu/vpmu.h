@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vpmu/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 
 #include "../../guest-tests/guest_abi.h"
+#include "kvm_host.h"
 #include "vpmu_run.h"
 
 /* A guest string: NUL-terminated within guest memory and VPMU_UCALL_STR_MAX. */
@@ -199,8 +200,10 @@ void run_report_exit(struct vcpu_ctx *c)
 			       "EIP 0x%llx", c->index, (unsigned long long)r.rip);
 		break;
 	case KVM_EXIT_INTERNAL_ERROR:
-		run_finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: KVM internal error, suberror %u, at EIP 0x%llx",
-		       c->index, run->internal.suberror, (unsigned long long)r.rip);
+		run_finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: KVM internal error, suberror %u, at EIP 0x%llx%s",
+		       c->index, run->internal.suberror, (unsigned long long)r.rip,
+		       kvm_host_internal_error_hint(run->internal.suberror,
+						    kvm_host_is_pvm("/sys/module")));
 		break;
 	case KVM_EXIT_FAIL_ENTRY:
 		run_finish(c->rn, EXIT_VMM_ERROR, "vCPU %u: VM entry failed, reason 0x%llx", c->index,

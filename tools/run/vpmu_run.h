@@ -41,6 +41,7 @@ struct opts {
 	bool null_pmu;     /* --null-pmu: the guest may switch its PMU MSR exits to a handler
 	                      that does nothing (VPMU_UCALL_NULL_PMU, bench/kvm-exits.sh) */
 	enum acct_format accounting;  /* --accounting FORMAT at exit (docs/accounting.md) */
+	const char *output;  /* --output FILE: the accounting goes there; NULL: stdout */
 	const char *name;  /* --name NAME: the live accounting socket (vpmu-stat) */
 };
 
@@ -74,13 +75,24 @@ struct run {
 	bool done;
 	unsigned ready;    /* vCPU threads set up (under lock): the live socket waits for all */
 	int status;
-	char why[256];
+	char why[640];   /* the end of the run, in words (room for kvm_host.h's hints) */
 	unsigned cases, failed_cases;
 	FILE *console;   /* serial output: stdout, or stderr in --tap mode */
+	FILE *acct_out;  /* the accounting: stdout, --output's file, or the original
+	                    stdout when a document has it alone (run_accounting_output) */
 	struct uart com1;  /* the serial port (under lock) */
 	struct rtc cmos;   /* the CMOS clock (under lock) */
 	bool com1_irq;     /* its interrupt line as last set with KVM_IRQ_LINE */
 };
+
+/* The command line into o (tools/run/run_args.c); a usage error exits 2. */
+void run_parse_args(int argc, char **argv, struct opts *o);
+
+/* Where the accounting goes: --output's file (opened now: exit 125 when it
+ * cannot be); for a domstats, prometheus or json document without --output,
+ * standard output, which from then on holds it alone: what else vpmu-run and
+ * the guest print to standard output goes to standard error. */
+FILE *run_accounting_output(const struct opts *o);
 
 /* Ends the run with status (the first caller wins) and kicks every vCPU. */
 void run_finish(struct run *rn, int status, const char *fmt, ...)

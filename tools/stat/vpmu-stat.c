@@ -13,6 +13,7 @@
  *                                         DIR/vpmu.prom for node_exporter, atomically
  */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,66 +30,113 @@ struct opts {
 	bool list, per_vcpu, top;
 	unsigned interval_ms, count;
 	const char *listen, *textfile;
+	const char *output;         /* -o FILE: what goes to stdout goes there */
+	FILE *out;                  /* stdout or that FILE */
 	char **names;
 	unsigned nnames;
 };
 
+#define PROG "vpmu-stat"
+
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: vpmu-stat [--format text|domstats|prometheus|json] [NAME...]\n"
-		"       vpmu-stat --list\n"
-		"       vpmu-stat --interval MS [--count N] [--per-vcpu] [--top] [NAME...]\n"
-		"       vpmu-stat --listen ADDR:PORT\n"
-		"       vpmu-stat --textfile DIR [--interval MS [--count N]]\n"
-		"  The accounting of the VMs that vpmu-run --name NAME runs, from their sockets in\n"
-		"  $VPMU_RUNTIME_DIR, $XDG_RUNTIME_DIR/vpmu or /run/vpmu (docs/accounting.md).\n");
-	exit(2);
+	printf("Usage: vpmu-stat [OPTION]... [NAME]...\n"
+	       "  or:  vpmu-stat --list\n"
+	       "  or:  vpmu-stat --interval=MS [--count=N] [--per-vcpu] [--top] [NAME]...\n"
+	       "  or:  vpmu-stat --listen=ADDR:PORT\n"
+	       "  or:  vpmu-stat --textfile=DIR [--interval=MS [--count=N]]\n"
+	       "The accounting of the VMs that vpmu-run --name NAME runs (all of them without\n"
+	       "NAME), from their sockets in $VPMU_RUNTIME_DIR, $XDG_RUNTIME_DIR/vpmu or\n"
+	       "/run/vpmu (docs/accounting.md, \"Live view\").\n"
+	       "\n"
+	       "      --format=F         text (the default), domstats, prometheus or json\n"
+	       "      --list             the running VMs: name, model, vCPUs, counters\n"
+	       "      --interval=MS      every MS ms (10 to 3600000): per-second rates in text,\n"
+	       "                         or a whole snapshot in the --format given\n"
+	       "      --count=N          stop after N intervals\n"
+	       "      --per-vcpu         text intervals: a row per vCPU too\n"
+	       "      --top              text intervals: redraw one screen\n"
+	       "      --listen=ADDR:PORT a Prometheus exporter: /metrics for every VM\n"
+	       "      --textfile=DIR     DIR/vpmu.prom for node_exporter's textfile collector\n"
+	       "  -o, --output=FILE      write to FILE instead of standard output\n"
+	       "  -h, --help             display this help and exit\n"
+	       "      --version          output version information and exit\n"
+	       "\n"
+	       "Exit status: 0; 1 when a VM named cannot be read; 2 on a usage error.\n");
 }
+
+enum {
+	OPT_FORMAT = 256, OPT_LIST, OPT_PER_VCPU, OPT_TOP, OPT_INTERVAL, OPT_COUNT, OPT_LISTEN,
+	OPT_TEXTFILE, OPT_VERSION,
+};
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "per-vcpu", no_argument, NULL, OPT_PER_VCPU },
+		{ "top", no_argument, NULL, OPT_TOP },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
 	*o = (struct opts){ .format = ACCT_TEXT };
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i];
-		bool more = i + 1 < argc;
-		if (!strcmp(a, "--format") && more) {
-			o->format = acct_format_from_name(argv[++i]);
-			if (o->format < 0) {
-				fprintf(stderr, "vpmu-stat: --format must be text, domstats, prometheus "
-					"or json, not '%s'\n", argv[i]);
-				exit(2);
-			}
-		} else if (!strcmp(a, "--list")) {
-			o->list = true;
-		} else if (!strcmp(a, "--per-vcpu")) {
-			o->per_vcpu = true;
-		} else if (!strcmp(a, "--top")) {
-			o->top = true;
-		} else if (!strcmp(a, "--interval") && more) {
-			o->interval_ms = cli_uint("vpmu-stat", argv[++i], "--interval", 10, 3600000);
-		} else if (!strcmp(a, "--count") && more) {
-			o->count = cli_uint("vpmu-stat", argv[++i], "--count", 1, 1000000000);
-		} else if (!strcmp(a, "--listen") && more) {
-			o->listen = argv[++i];
-		} else if (!strcmp(a, "--textfile") && more) {
-			o->textfile = argv[++i];
-		} else {
+	bool format_given = false;
+	int c;
+	cli_init(argv, PROG);
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			o->format = cli_acct_format(PROG, "--format", optarg);
+			format_given = true;
+			break;
+		case OPT_LIST: o->list = true; break;
+		case OPT_PER_VCPU: o->per_vcpu = true; break;
+		case OPT_TOP: o->top = true; break;
+		case OPT_INTERVAL:
+			o->interval_ms = cli_uint(PROG, optarg, "--interval", 10, 3600000);
+			break;
+		case OPT_COUNT: o->count = cli_uint(PROG, optarg, "--count", 1, 1000000000); break;
+		case OPT_LISTEN: o->listen = optarg; break;
+		case OPT_TEXTFILE: o->textfile = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'h':
 			usage();
+			cli_help_done(PROG);
+		case OPT_VERSION:
+			cli_version(PROG);
+		default:
+			cli_usage_error(PROG, NULL);
 		}
 	}
-	o->names = argv + i;
-	o->nnames = (unsigned)(argc - i);
+	o->names = argv + optind;
+	o->nnames = (unsigned)(argc - optind);
 	for (unsigned k = 0; k < o->nnames; k++)
-		if (!stat_name_valid(o->names[k])) {
-			fprintf(stderr, "vpmu-stat: '%s' is not a VM name\n", o->names[k]);
-			exit(2);
-		}
-	if ((o->list + !!o->listen + !!o->textfile) > 1 || (o->count && !o->interval_ms) ||
-	    ((o->list || o->listen || o->textfile) && o->nnames) ||
-	    ((o->list || o->listen) && o->interval_ms) || (o->top && (!o->interval_ms || o->textfile)))
-		usage();
+		if (!stat_name_valid(o->names[k]))
+			cli_usage_error(PROG, "'%s' is not a VM name", o->names[k]);
+	if (o->list + !!o->listen + !!o->textfile > 1)
+		cli_usage_error(PROG, "--list, --listen and --textfile are three ways to run: "
+				"give one");
+	if (o->count && !o->interval_ms)
+		cli_usage_error(PROG, "--count counts intervals: give --interval too");
+	if ((o->list || o->listen || o->textfile) && o->nnames)
+		cli_usage_error(PROG, "--%s covers every VM: leave out the names",
+				o->list ? "list" : o->listen ? "listen" : "textfile");
+	if ((o->list || o->listen) && o->interval_ms)
+		cli_usage_error(PROG, "--interval is not for --%s", o->list ? "list" : "listen");
+	if ((o->top || o->per_vcpu) && (!o->interval_ms || o->textfile || o->format != ACCT_TEXT))
+		cli_usage_error(PROG, "--%s is for the text intervals: give --interval, without "
+				"--textfile or a --format other than text", o->top ? "top" : "per-vcpu");
+	if ((format_given && (o->list || o->listen || o->textfile)) ||
+	    (o->output && (o->listen || o->textfile)))
+		cli_usage_error(PROG, "--%s is not for --%s", format_given ? "format" : "output",
+				o->list ? "list" : o->listen ? "listen" : "textfile");
 }
 
 static double now_s(void)
@@ -105,15 +153,15 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-static int list_vms(const char *dir)
+static int list_vms(const char *dir, FILE *out)
 {
 	struct acct_vm *vms;
 	unsigned n, failed;
 	if (stat_fetch_all(dir, NULL, 0, &vms, &n, &failed, stderr) < 0)
 		return 1;
-	printf("%-32s %-10s %5s %8s\n", "NAME", "MODEL", "VCPUS", "COUNTERS");
+	fprintf(out, "%-32s %-10s %5s %8s\n", "NAME", "MODEL", "VCPUS", "COUNTERS");
 	for (unsigned i = 0; i < n; i++)
-		printf("%-32s %-10s %5u %8u\n", vms[i].name, vms[i].model, vms[i].nr_vcpus,
+		fprintf(out, "%-32s %-10s %5u %8u\n", vms[i].name, vms[i].model, vms[i].nr_vcpus,
 		       vms[i].nr_ctrs);
 	acct_vms_release(vms, n);
 	return 0;
@@ -125,7 +173,7 @@ static int once(const struct opts *o, const char *dir)
 	unsigned n, failed;
 	if (stat_fetch_all(dir, o->names, o->nnames, &vms, &n, &failed, stderr) < 0)
 		return 1;
-	int r = acct_write(stdout, (enum acct_format)o->format, vms, n);
+	int r = acct_write(o->out, (enum acct_format)o->format, vms, n);
 	acct_vms_release(vms, n);
 	if (r < 0)
 		fprintf(stderr, "vpmu-stat: writing the accounting failed\n");
@@ -139,20 +187,31 @@ static int interval(const struct opts *o, const char *dir)
 	double t0 = now_s(), tb = t0;
 	if (stat_fetch_all(dir, o->names, o->nnames, &before, &nb, &failed, stderr) < 0)
 		return 1;
-	if (!o->top)
-		stat_view_header(stdout);
+	bool text = o->format == ACCT_TEXT;
+	if (text && !o->top)
+		stat_view_header(o->out);
 	for (unsigned k = 0; !o->count || k < o->count; k++) {
 		sleep_ms(o->interval_ms);
 		double tn = now_s();
 		if (stat_fetch_all(dir, o->names, o->nnames, &now, &nn, &failed, stderr) < 0)
 			break;
-		if (o->top) {
+		if (!text) {
+			/* Another format: the whole snapshot each interval, one document
+			 * after the other (its counts are totals: rates are the reader's). */
+			if (acct_write(o->out, (enum acct_format)o->format, now, nn) < 0 ||
+			    fflush(o->out) != 0) {
+				fprintf(stderr, "%s: writing the accounting failed\n", PROG);
+				acct_vms_release(now, nn);
+				break;
+			}
+		} else if (o->top) {
 			/* Home and clear (ECMA-48 CUP and ED), then this interval alone. */
-			fputs("\033[H\033[2J", stdout);
-			printf("vpmu-stat: %u VM(s), every %u ms\n", nn, o->interval_ms);
-			stat_view_header(stdout);
+			fputs("\033[H\033[2J", o->out);
+			fprintf(o->out, "vpmu-stat: %u VM(s), every %u ms\n", nn, o->interval_ms);
+			stat_view_header(o->out);
 		}
-		stat_view_print(stdout, tn - t0, tn - tb, before, nb, now, nn, o->per_vcpu);
+		if (text)
+			stat_view_print(o->out, tn - t0, tn - tb, before, nb, now, nn, o->per_vcpu);
 		acct_vms_release(before, nb);
 		before = now, nb = nn, tb = tn;
 	}
@@ -171,25 +230,32 @@ static int textfile(const struct opts *o, const char *dir)
 	}
 }
 
+static int run(const struct opts *o)
+{
+	char dir[256], err[320];
+	if (stat_dir_get(dir, sizeof(dir), false, err, sizeof(err)) < 0 && !o->listen && !o->textfile) {
+		/* No directory: no VM has run with --name here yet. */
+		if (o->list)
+			return list_vms(dir, o->out);
+		fprintf(stderr, "vpmu-stat: no running VMs (%s)\n", err);
+		return 1;
+	}
+	if (o->list)
+		return list_vms(dir, o->out);
+	if (o->listen)
+		return export_listen(dir, o->listen) < 0;
+	if (o->textfile)
+		return textfile(o, dir);
+	if (o->interval_ms)
+		return interval(o, dir);
+	return once(o, dir);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
 	parse_args(argc, argv, &o);
-	char dir[256], err[320];
-	if (stat_dir_get(dir, sizeof(dir), false, err, sizeof(err)) < 0 && !o.listen && !o.textfile) {
-		/* No directory: no VM has run with --name here yet. */
-		if (o.list)
-			return list_vms(dir);
-		fprintf(stderr, "vpmu-stat: no running VMs (%s)\n", err);
-		return 1;
-	}
-	if (o.list)
-		return list_vms(dir);
-	if (o.listen)
-		return export_listen(dir, o.listen) < 0;
-	if (o.textfile)
-		return textfile(&o, dir);
-	if (o.interval_ms)
-		return interval(&o, dir);
-	return once(&o, dir);
+	o.out = cli_output(PROG, o.output, 1);
+	int r = run(&o);
+	return cli_output_close(PROG, o.out, o.output) < 0 ? 1 : r;
 }

@@ -1,0 +1,2 @@
+#!/bin/sh
+exec "${VPMU_BUILD:-build}/tests/kvm_host"

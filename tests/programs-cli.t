@@ -1,0 +1,69 @@
+#!/bin/sh
+# The conventions every program keeps (GNU Coding Standards, 4.8 "Standards
+# for Command Line Interfaces"; docs/testing.md): --help prints the usage on
+# stdout and exits 0; --version prints "PROG (vpmu) VERSION" and the licence
+# and exits 0; a --help that cannot be written fails; a usage error names the
+# offending option, ends with "Try 'PROG --help' for more information." on
+# stderr, leaves stdout empty and exits 2; an option's value may follow it as
+# the next argument or after '='.
+B=${VPMU_BUILD:-build}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+. tests/tap.sh
+version=$(make -s --no-print-directory version)
+
+for p in vpmu-run vpmu-trace vpmu-stat vpmu-events; do
+	P=$B/bin/$p
+	"$P" --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ] && head -n 1 "$tmp/out" | grep -q "^Usage: $p " && [ ! -s "$tmp/err" ] &&
+		grep -q -- '--version' "$tmp/out"
+	ok $? "$p --help: the usage on stdout, status 0, nothing on stderr" "$tmp/out"
+	! awk 'length > 79' "$tmp/out" | grep -q .
+	ok $? "$p --help: every line fits 79 columns" "$tmp/out"
+	"$P" -h >"$tmp/out2" 2>&1
+	cmp -s "$tmp/out" "$tmp/out2"; ok $? "$p -h is --help"
+	if [ -w /dev/full ]; then
+		"$P" --help >/dev/full 2>"$tmp/err"; rc=$?
+		[ $rc -eq 1 ] && grep -q "^$p: write error" "$tmp/err"
+		ok $? "$p --help >/dev/full: status 1, 'write error' (status $rc)" "$tmp/err"
+	else
+		skip "$p --help >/dev/full fails" "no /dev/full"
+	fi
+
+	"$P" --version >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ] && [ "$(head -n 1 "$tmp/out")" = "$p (vpmu) $version" ] &&
+		grep -q '^License MIT' "$tmp/out" && [ ! -s "$tmp/err" ]
+	ok $? "$p --version: '$p (vpmu) $version' and the MIT licence, status 0" "$tmp/out"
+
+	"$P" --frobnicate >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] &&
+		[ "$(sed -n 1p "$tmp/err")" = "$p: unrecognized option '--frobnicate'" ] &&
+		[ "$(tail -n 1 "$tmp/err")" = "Try '$p --help' for more information." ]
+	ok $? "$p --frobnicate: named, then the Try line; status 2 (status $rc)" "$tmp/err"
+	"$P" -Z >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 2 ] && grep -q "^$p: invalid option -- 'Z'$" "$tmp/err" &&
+		grep -q "^Try '$p --help'" "$tmp/err"
+	ok $? "$p -Z: named, then the Try line; status 2 (status $rc)" "$tmp/err"
+done
+
+# An option that wants a value and has none.
+for p in vpmu-run vpmu-trace vpmu-stat; do
+	"$B/bin/$p" --output >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 2 ] && grep -q "^$p: option '--output' requires an argument$" "$tmp/err" &&
+		grep -q "^Try '$p --help'" "$tmp/err"
+	ok $? "$p --output without FILE: named, status 2 (status $rc)" "$tmp/err"
+done
+
+# vpmu-events: '--' and --version are not model names; model names in any case;
+# an unknown one lists the models.
+E=$B/bin/vpmu-events
+"$E" >"$tmp/list" 2>&1
+"$E" -- >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && cmp -s "$tmp/list" "$tmp/out"; ok $? "vpmu-events --: the model list (status $rc)" "$tmp/err"
+"$E" P6 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '^model p6: ' "$tmp/out"; ok $? "vpmu-events P6 is p6 (status $rc)" "$tmp/err"
+"$E" p6 pentium9 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "unknown model 'pentium9'; the models are: .* p6 .* zen4" "$tmp/err" &&
+	grep -q "^Try 'vpmu-events --help'" "$tmp/err"
+ok $? "vpmu-events pentium9: a usage error listing the models, nothing printed (status $rc)" "$tmp/err"
+echo "1..$n"
