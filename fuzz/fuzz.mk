@@ -104,8 +104,9 @@ run-host-access: $(FB)/fuzz_host_access
 
 # vpmu-run's image loaders (tools/guest_boot.c, linux_boot.c) on arbitrary
 # files: flat, multiboot with the a.out kludge, ELF32/ELF64, truncated headers,
-# bzImage setup headers.
+# bzImage setup headers.  Seeds: one image of each kind (fuzz/image-seeds.sh).
 run-image: $(FB)/fuzz_image
-	@mkdir -p $(FB)/corpus/image
+	@rm -rf $(FB)/seed/image && mkdir -p $(FB)/corpus/image
+	sh fuzz/image-seeds.sh $(FB)/seed/image
 	$(FB)/fuzz_image $(FUZZ_OPTS) -max_len=16384 -max_total_time=$(FUZZ_SECONDS) \
-		$(FB)/corpus/image
+		$(FB)/corpus/image $(FB)/seed/image

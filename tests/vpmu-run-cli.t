@@ -62,6 +62,11 @@ check 2 '^usage: vpmu-run' "--kernel with an IMAGE too: usage" -- --kernel "$tmp
 check 2 '^usage: vpmu-run' "--initrd without --kernel: usage" -- --initrd "$tmp/flat.bin" "$tmp/flat.bin"
 check 125 "cannot read kernel $tmp/missing" "missing kernel file, status 125" -- --kernel "$tmp/missing"
 check 125 'not a Linux bzImage' "--kernel on a file that is not a bzImage refused" -- --kernel "$tmp/flat.bin"
+# boot_flag and "HdrS" but the file ends inside the version after them (0x206).
+bzimage 518 >"$tmp/bz518"
+bzimage 519 >"$tmp/bz519"
+check 125 'bz518: the bzImage is truncated: it ends inside the setup header \(518 bytes' "--kernel on a 518-byte bzImage start refused, nothing read past it" -- --kernel "$tmp/bz518"
+check 125 'bz519: the bzImage is truncated: it ends inside the setup header \(519 bytes' "--kernel on a 519-byte bzImage start refused, nothing read past it" -- --kernel "$tmp/bz519"
 long=$(head -c 3000 /dev/zero | tr '\0' x)
 check 125 'command line too long' "over-long --append refused" -- --append "$long" "$tmp/flat.bin"
 if [ ! -c /dev/kvm ]; then
