@@ -42,6 +42,35 @@ ok $([ $? -eq 0 ] && ! grep -q . "$tmp/err"; echo $?) "all VMs with a dead VMM's
 "$STAT" gone >"$tmp/out" 2>"$tmp/err"
 ok $([ $? -eq 1 ] && grep -q 'its VMM is gone' "$tmp/err"; echo $?) "asked for by name: 'its VMM is gone', status 1" "$tmp/err"
 
+# A server that refuses (stat_server.c: too many clients, another user) writes
+# one line and closes with the request unread: the client reads the line before
+# the reset that close causes, and shows it.
+refusing() { # NAME LINE: one connection, answered by LINE once the request is in
+	rm -f "$tmp/ready"
+	perl -MIO::Socket::UNIX -MIO::Select -e '
+		my $l = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 1) or die;
+		open(my $r, ">", $ARGV[2]) or die; close $r;
+		my $c = $l->accept or die;
+		IO::Select->new($c)->can_read(5);
+		syswrite($c, $ARGV[1]);
+		close $c; unlink $ARGV[0]' "$VPMU_RUNTIME_DIR/$1.sock" "$2" "$tmp/ready" &
+	srv=$!
+	i=0
+	while [ ! -e "$tmp/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+refusing busy "error: busy: too many clients
+"
+"$STAT" busy >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 1 ] && grep -q 'busy: the VM said error: busy: too many clients' "$tmp/err" &&
+	! grep -q -i 'reset\|broken pipe' "$tmp/err"; echo $?) "a busy server: its 'busy' line, not 'Connection reset by peer'" "$tmp/err"
+wait "$srv"
+refusing other "error: permission denied
+"
+"$STAT" other >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 1 ] && grep -q 'other: the VM said error: permission denied' "$tmp/err"; echo $?) \
+	"a server of another user: its 'permission denied' line" "$tmp/err"
+wait "$srv"
+
 mkdir "$tmp/tf"
 "$STAT" --textfile "$tmp/tf" 2>"$tmp/err"
 ok $([ $? -eq 0 ] && [ "$(ls -A "$tmp/tf")" = vpmu.prom ] && grep -q '^vpmu_exporter_vms 0$' "$tmp/tf/vpmu.prom" &&
