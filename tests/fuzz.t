@@ -62,9 +62,6 @@ run 5 fuzz_host_access -max_len=512 "$tmp/c4"
 # Seeds for the image loader: one image of each kind it loads, bzImages included.
 sh fuzz/image-seeds.sh "$tmp/iseed"
 run 6 fuzz_image -max_len=16384 "$tmp/c5" "$tmp/iseed"
-# Seeds for the accounting reader: the JSON of a replayed trace (what a live
-# socket answers, docs/accounting.md).
-mkdir -p "$tmp/jseed"
-"${VPMU_BUILD:-build}/bin/vpmu-trace" --accounting=json tests/accounting/two-vcpus.trace \
-	>"$tmp/jseed/two-vcpus.json" 2>/dev/null || rm -f "$tmp/jseed/two-vcpus.json"
-run 7 fuzz_acct_json -max_len=65536 "$tmp/c6" "$tmp/jseed"
+# Seeds for the accounting reader: pure JSON documents of each shape
+# (fuzz/seeds/acct_json/, which tests/acct_json_hostile.t reads back).
+run 7 fuzz_acct_json -max_len=65536 "$tmp/c6" fuzz/seeds/acct_json

@@ -33,6 +33,9 @@ check 2 '--vcpus must be a number from 1 to 16' "vCPU count out of range" -- --v
 check 2 '--vcpus must be a number' "vCPU count not a number" -- --vcpus 2x "$tmp/flat.bin"
 check 2 '--timeout must be a number' "timeout not a number" -- --timeout -5 "$tmp/flat.bin"
 check 2 "--backend must be perf or sim, not 'papi'" "unknown backend" -- --backend papi "$tmp/flat.bin"
+# The name goes into the accounting's JSON, which must be UTF-8 (docs/accounting.md).
+check 2 "--name must be 1 to 63 letters, digits" "a --name that is not UTF-8: usage error" -- --name "$(printf 'web\377')" "$tmp/flat.bin"
+check 2 "--name must be 1 to 63 letters, digits" "a --name of 64 bytes: usage error" -- --name "$(printf '%064d' 0)" "$tmp/flat.bin"
 check 125 "cannot read guest image $tmp/missing.bin" "missing image file, status 125" -- "$tmp/missing.bin"
 : >"$tmp/empty.bin"
 check 125 "cannot read guest image $tmp/empty.bin: empty file\$" "empty image refused as an empty file" -- "$tmp/empty.bin"

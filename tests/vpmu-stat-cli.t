@@ -23,6 +23,7 @@ check() { # check WANT-STATUS STDERR-REGEX DESCRIPTION -- ARGS...
 }
 check 2 '^usage: vpmu-stat' "unknown option: usage, status 2" -- --frobnicate
 check 2 "'\.\./x' is not a VM name" "a VM name that is a path: refused" -- ../x
+check 2 "is not a VM name" "a VM name that is not UTF-8: refused, status 2" -- "$(printf 'web\377')"
 check 2 '^usage: vpmu-stat' "--count without --interval: usage" -- --count 3
 check 2 '^usage: vpmu-stat' "--top without --interval: usage" -- --top
 check 2 'interval must be a number from 10' "--interval 5: refused" -- --interval 5
