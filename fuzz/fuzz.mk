@@ -63,14 +63,14 @@ $(FB)/fuzz_acct_json: $(FB)/obj/fuzz/fuzz_acct_json.o $(TOOL_OBJ) $(LIB_OBJ)
 
 run: run-reg-access run-trace run-call run-host-access run-image run-acct-json
 
-# Seeds: the JSON of tests/accounting/two-vcpus.trace (vpmu-trace's).
+# Seeds: fuzz/seeds/acct_json/, pure JSON documents of each shape the writer
+# makes (no VM, one, several, vCPUs with violations, vpmu-run's with "kvm" and
+# uncountable events), which tests/acct_json_hostile.t reads back, so that the
+# fuzzer starts on the reader's real paths rather than at "not JSON".
 run-acct-json: $(FB)/fuzz_acct_json
-	@mkdir -p $(FB)/corpus/acct_json $(FB)/seed/acct_json
-	$(MAKE) --no-print-directory all
-	build/bin/vpmu-trace --accounting=json tests/accounting/two-vcpus.trace \
-		>$(FB)/seed/acct_json/two-vcpus.json 2>/dev/null || true
+	@mkdir -p $(FB)/corpus/acct_json
 	$(FB)/fuzz_acct_json $(FUZZ_OPTS) -max_len=65536 -max_total_time=$(FUZZ_SECONDS) \
-		$(FB)/corpus/acct_json $(FB)/seed/acct_json
+		$(FB)/corpus/acct_json fuzz/seeds/acct_json
 
 # The corpus directory keeps what earlier runs found (libFuzzer adds new inputs to
 # the first directory it is given); no seeds are needed: the header bytes pick the
@@ -104,8 +104,9 @@ run-host-access: $(FB)/fuzz_host_access
 
 # vpmu-run's image loaders (tools/guest_boot.c, linux_boot.c) on arbitrary
 # files: flat, multiboot with the a.out kludge, ELF32/ELF64, truncated headers,
-# bzImage setup headers.
+# bzImage setup headers.  Seeds: one image of each kind (fuzz/image-seeds.sh).
 run-image: $(FB)/fuzz_image
-	@mkdir -p $(FB)/corpus/image
+	@rm -rf $(FB)/seed/image && mkdir -p $(FB)/corpus/image
+	sh fuzz/image-seeds.sh $(FB)/seed/image
 	$(FB)/fuzz_image $(FUZZ_OPTS) -max_len=16384 -max_total_time=$(FUZZ_SECONDS) \
-		$(FB)/corpus/image
+		$(FB)/corpus/image $(FB)/seed/image

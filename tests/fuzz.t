@@ -59,17 +59,9 @@ run 2 fuzz_reg_access -max_len=4096 "$tmp/c1"
 run 3 fuzz_trace -dict=fuzz/trace.dict "$tmp/c2" "$tmp/seed"
 run 4 fuzz_call -max_len=512 "$tmp/c3"
 run 5 fuzz_host_access -max_len=512 "$tmp/c4"
-# Seeds for the image loader: one image of each kind it loads (tests/guests/images.sh).
-. tests/guests/images.sh
-mkdir -p "$tmp/iseed"
-elfmb 1 96 - - b003e6f4f4 >"$tmp/iseed/elf32"
-elfmb 2 96 - - b003e6f4f4 >"$tmp/iseed/elf64"
-mbheader 0x10000 0x100000 0x100000 0 0 0x100000 >"$tmp/iseed/aout"
-printf '\364' >"$tmp/iseed/flat"
+# Seeds for the image loader: one image of each kind it loads, bzImages included.
+sh fuzz/image-seeds.sh "$tmp/iseed"
 run 6 fuzz_image -max_len=16384 "$tmp/c5" "$tmp/iseed"
-# Seeds for the accounting reader: the JSON of a replayed trace (what a live
-# socket answers, docs/accounting.md).
-mkdir -p "$tmp/jseed"
-"${VPMU_BUILD:-build}/bin/vpmu-trace" --accounting=json tests/accounting/two-vcpus.trace \
-	>"$tmp/jseed/two-vcpus.json" 2>/dev/null || rm -f "$tmp/jseed/two-vcpus.json"
-run 7 fuzz_acct_json -max_len=65536 "$tmp/c6" "$tmp/jseed"
+# Seeds for the accounting reader: pure JSON documents of each shape
+# (fuzz/seeds/acct_json/, which tests/acct_json_hostile.t reads back).
+run 7 fuzz_acct_json -max_len=65536 "$tmp/c6" fuzz/seeds/acct_json

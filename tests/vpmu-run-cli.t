@@ -13,7 +13,8 @@ n=0
 check() { # check WANT-STATUS STDERR-REGEX DESCRIPTION -- ARGS...
 	want=$1 re=$2 what=$3
 	shift 4
-	"$RUN" "$@" >"$tmp/out" 2>"$tmp/err"
+	# A run that blocks (a FIFO opened for reading) is a failure, not a hang.
+	timeout 30 "$RUN" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	n=$((n + 1))
 	if [ $rc -eq "$want" ] && grep -q -E -- "$re" "$tmp/err"; then
@@ -46,9 +47,21 @@ check 2 '--vcpus must be a number from 1 to 16' "vCPU count out of range" -- --v
 check 2 '--vcpus must be a number' "vCPU count not a number" -- --vcpus 2x "$tmp/flat.bin"
 check 2 '--timeout must be a number' "timeout not a number" -- --timeout -5 "$tmp/flat.bin"
 check 2 "--backend must be perf or sim, not 'papi'" "unknown backend" -- --backend papi "$tmp/flat.bin"
+# The name goes into the accounting's JSON, which must be UTF-8 (docs/accounting.md).
+check 2 "--name must be 1 to 63 letters, digits" "a --name that is not UTF-8: usage error" -- --name "$(printf 'web\377')" "$tmp/flat.bin"
+check 2 "--name must be 1 to 63 letters, digits" "a --name of 64 bytes: usage error" -- --name "$(printf '%064d' 0)" "$tmp/flat.bin"
 check 125 "cannot read guest image $tmp/missing.bin" "missing image file, status 125" -- "$tmp/missing.bin"
 : >"$tmp/empty.bin"
-check 125 "cannot read guest image .*empty" "empty image refused" -- "$tmp/empty.bin"
+check 125 "cannot read guest image $tmp/empty.bin: empty file\$" "empty image refused as an empty file" -- "$tmp/empty.bin"
+# Files vpmu-run must not wait on or read whole: each refused from fstat(2)
+# alone, before KVM, the PMU or the --timeout clock (docs/vpmu-run.md).
+mkfifo "$tmp/fifo"
+check 125 "cannot read guest image $tmp/fifo: a FIFO, not a regular file" "a FIFO as the image refused, not waited on" -- "$tmp/fifo"
+check 125 "cannot read guest image $tmp: a directory, not a regular file" "a directory as the image refused" -- "$tmp"
+check 125 "cannot read guest image /dev/zero: a character device, not a regular file" "a device as the image refused, not read" -- /dev/zero
+truncate -s 5G "$tmp/huge.bin"
+check 125 "cannot read guest image $tmp/huge.bin: 5368709120 bytes, more than the 64 MiB of guest memory \(--mem\)" "an image larger than guest memory refused before it is read" -- "$tmp/huge.bin"
+check 125 "cannot read guest image $tmp/huge.bin: 5368709120 bytes, more than the 128 MiB of guest memory" "the limit follows --mem" -- --mem 128 "$tmp/huge.bin"
 
 mbheader 0x3 0 0 0 0 0 >"$tmp/noelf-mb.bin"
 check 125 'not ELF: nothing says where to load it' "multiboot header without the a.out kludge in a non-ELF image refused" -- "$tmp/noelf-mb.bin"
@@ -76,7 +89,20 @@ check 2 '--kernel boots Linux instead of an IMAGE' "--kernel with an IMAGE too: 
 check 2 '--initrd is for a Linux guest: give --kernel too' "--initrd without --kernel: usage" -- --initrd "$tmp/flat.bin" "$tmp/flat.bin"
 check 2 '--no-kvmclock is for a Linux guest' "--no-kvmclock without --kernel: usage" -- --no-kvmclock "$tmp/flat.bin"
 check 125 "cannot read kernel $tmp/missing" "missing kernel file, status 125" -- --kernel "$tmp/missing"
+check 125 "cannot read kernel $tmp/empty.bin: empty file\$" "empty kernel refused as an empty file" -- --kernel "$tmp/empty.bin"
+check 125 "cannot read kernel $tmp/fifo: a FIFO, not a regular file" "a FIFO as the kernel refused" -- --kernel "$tmp/fifo"
+check 125 "cannot read kernel $tmp/huge.bin: 5368709120 bytes, more than the 256 MiB of guest memory" "a kernel larger than guest memory (256 MiB with --kernel) refused" -- --kernel "$tmp/huge.bin"
+# The initrds go with a kernel that is read but then refused: none of these boots.
+bzimage 518 >"$tmp/bzcut"
+check 125 "cannot read initrd $tmp/empty.bin: empty file\$" "empty initrd refused as an empty file" -- --kernel "$tmp/bzcut" --initrd "$tmp/empty.bin"
+check 125 "cannot read initrd $tmp/fifo: a FIFO, not a regular file" "a FIFO as the initrd refused" -- --kernel "$tmp/bzcut" --initrd "$tmp/fifo"
+check 125 "cannot read initrd $tmp/huge.bin: 5368709120 bytes, more than the 256 MiB" "an initrd larger than guest memory refused" -- --kernel "$tmp/bzcut" --initrd "$tmp/huge.bin"
 check 125 'not a Linux bzImage' "--kernel on a file that is not a bzImage refused" -- --kernel "$tmp/flat.bin"
+# boot_flag and "HdrS" but the file ends inside the version after them (0x206).
+bzimage 518 >"$tmp/bz518"
+bzimage 519 >"$tmp/bz519"
+check 125 'bz518: the bzImage is truncated: it ends inside the setup header \(518 bytes' "--kernel on a 518-byte bzImage start refused, nothing read past it" -- --kernel "$tmp/bz518"
+check 125 'bz519: the bzImage is truncated: it ends inside the setup header \(519 bytes' "--kernel on a 519-byte bzImage start refused, nothing read past it" -- --kernel "$tmp/bz519"
 long=$(head -c 3000 /dev/zero | tr '\0' x)
 check 125 'command line too long' "over-long --append refused" -- --append "$long" "$tmp/flat.bin"
 # No permission on /dev/kvm: the kvm group (or root) is the fix, not scripts/kvm-env.

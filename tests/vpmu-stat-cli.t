@@ -27,6 +27,7 @@ check 2 '--count counts intervals: give --interval too' "--count without --inter
 check 2 '--top is for the text intervals' "--top without --interval: usage" -- --top
 check 2 '--top is for the text intervals' "--top with --format json: usage" -- --interval 10 --count 1 --top --format json
 check 2 "^Try 'vpmu-stat --help' for more information" "a usage error ends with the Try line" -- --list --listen 127.0.0.1:1
+check 2 "is not a VM name" "a VM name that is not UTF-8: refused, status 2" -- "$(printf 'web\377')"
 check 2 'interval must be a number from 10' "--interval 5: refused" -- --interval 5
 check 2 "--format must be text, domstats, prometheus or json" "an unknown format: refused" -- --format xml
 
@@ -56,6 +57,35 @@ ok $([ $? -eq 0 ] && [ ! -s "$tmp/out" ] && promtool check metrics <"$tmp/int.pr
 	"--interval --format prometheus -o FILE: an exposition promtool accepts in FILE, stdout empty" "$tmp/promtool"
 "$STAT" --list --output "$tmp/list" >"$tmp/out" 2>"$tmp/err"
 ok $([ $? -eq 0 ] && [ ! -s "$tmp/out" ] && grep -q '^NAME' "$tmp/list"; echo $?) "--list --output FILE: the list in FILE" "$tmp/err"
+
+# A server that refuses (stat_server.c: too many clients, another user) writes
+# one line and closes with the request unread: the client reads the line before
+# the reset that close causes, and shows it.
+refusing() { # NAME LINE: one connection, answered by LINE once the request is in
+	rm -f "$tmp/ready"
+	perl -MIO::Socket::UNIX -MIO::Select -e '
+		my $l = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 1) or die;
+		open(my $r, ">", $ARGV[2]) or die; close $r;
+		my $c = $l->accept or die;
+		IO::Select->new($c)->can_read(5);
+		syswrite($c, $ARGV[1]);
+		close $c; unlink $ARGV[0]' "$VPMU_RUNTIME_DIR/$1.sock" "$2" "$tmp/ready" &
+	srv=$!
+	i=0
+	while [ ! -e "$tmp/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+refusing busy "error: busy: too many clients
+"
+"$STAT" busy >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 1 ] && grep -q 'busy: the VM said error: busy: too many clients' "$tmp/err" &&
+	! grep -q -i 'reset\|broken pipe' "$tmp/err"; echo $?) "a busy server: its 'busy' line, not 'Connection reset by peer'" "$tmp/err"
+wait "$srv"
+refusing other "error: permission denied
+"
+"$STAT" other >"$tmp/out" 2>"$tmp/err"
+ok $([ $? -eq 1 ] && grep -q 'other: the VM said error: permission denied' "$tmp/err"; echo $?) \
+	"a server of another user: its 'permission denied' line" "$tmp/err"
+wait "$srv"
 
 mkdir "$tmp/tf"
 "$STAT" --textfile "$tmp/tf" 2>"$tmp/err"

@@ -36,8 +36,11 @@
  *   by the KVM glue (vpmu-run), never in "total".
  * - Every N is a JSON integer: a count above 2^63-1 (not reached in practice)
  *   reads 9223372036854775807.
+ * - Every string is UTF-8 (RFC 8259, section 8.1): a snapshot whose name,
+ *   model or rule names are not is refused (-EINVAL), nothing written.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -93,40 +96,14 @@ static void add_num(struct jb *b, struct json_object *o, const char *key, uint64
 	add(b, o, key, num(v), KEY_NEW);
 }
 
-/* A string as JSON needs it: bytes that are not UTF-8 become U+FFFD. */
-static struct json_object *str(const char *s, size_t max)
+/* Whether s (a field of max bytes) is a string the reader takes back as it
+ * is: NUL-terminated inside the field, and UTF-8.  Neither replaced (U+FFFD is
+ * three bytes: a 63-byte name would no longer fit the reader's 63) nor cut:
+ * a snapshot that holds anything else is refused (-EINVAL). */
+static bool text_ok(const char *s, size_t max)
 {
-	char buf[256];
-	size_t n = strnlen(s, max), o = 0;
-	for (size_t i = 0; i < n; i++) {
-		const unsigned char *p = (const unsigned char *)s + i;
-		size_t len = 0;
-		if (p[0] < 0x80)
-			len = 1;
-		else if (p[0] >= 0xC2 && p[0] <= 0xDF && i + 1 < n && (p[1] & 0xC0) == 0x80)
-			len = 2;
-		else if (p[0] >= 0xE0 && p[0] <= 0xEF && i + 2 < n && (p[1] & 0xC0) == 0x80 &&
-			 (p[2] & 0xC0) == 0x80 && !(p[0] == 0xE0 && p[1] < 0xA0) &&
-			 !(p[0] == 0xED && p[1] > 0x9F))
-			len = 3;
-		else if (p[0] >= 0xF0 && p[0] <= 0xF4 && i + 3 < n && (p[1] & 0xC0) == 0x80 &&
-			 (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80 &&
-			 !(p[0] == 0xF0 && p[1] < 0x90) && !(p[0] == 0xF4 && p[1] > 0x8F))
-			len = 4;
-		if (o + 4 > sizeof(buf))
-			break;                  /* names are shorter: truncated, still UTF-8 */
-		if (len) {
-			if (o + len > sizeof(buf))
-				break;
-			memcpy(buf + o, p, len);
-			o += len;
-			i += len - 1;
-		} else {
-			memcpy(buf + o, "\xEF\xBF\xBD", 3);
-			o += 3;
-		}
-	}
-	return json_object_new_string_len(buf, (int)o);
+	size_t n = strnlen(s, max);
+	return n < max && acct_utf8_check(s, n) == n;
 }
 
 static const char *rule_key(const struct acct_vm *vm, unsigned r, char *tmp, size_t size)
@@ -235,8 +212,15 @@ static void vm_object(struct jb *b, struct json_object *vms, const struct acct_v
 
 	if (!o)
 		return;
-	add(b, o, "name", str(vm->name, sizeof(vm->name)), KEY_NEW);
-	add(b, o, "model", str(vm->model, sizeof(vm->model)), KEY_NEW);
+	bool ok = text_ok(vm->name, sizeof(vm->name)) && text_ok(vm->model, sizeof(vm->model));
+	for (unsigned r = 0; r < nr_rules(vm) && ok; r++)
+		ok = text_ok(vm->rule[r], sizeof(vm->rule[r]));
+	if (!ok) {
+		b->err = -EINVAL;
+		return;
+	}
+	add(b, o, "name", json_object_new_string(vm->name), KEY_NEW);
+	add(b, o, "model", json_object_new_string(vm->model), KEY_NEW);
 	add_num(b, o, "counters", nr_ctrs(vm));
 	x = add(b, o, "events", json_object_new_object(), KEY_NEW);
 	for (unsigned e = 0; e < VPMU_EV_NR && x; e++) {

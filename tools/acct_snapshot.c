@@ -15,6 +15,37 @@ static void copy_str(char *dst, size_t size, const char *s)
 	dst[n] = 0;
 }
 
+size_t acct_utf8_check(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = p[i];
+		size_t len;
+		/* the lead byte gives the length and the range of its second byte
+		 * (table 3-7): E0 and F0 exclude overlong forms, ED the surrogates,
+		 * F4 what lies above U+10FFFF */
+		unsigned char lo = 0x80, hi = 0xBF;
+		if (c < 0x80)
+			len = 1;
+		else if (c >= 0xC2 && c <= 0xDF)
+			len = 2;
+		else if (c >= 0xE0 && c <= 0xEF)
+			len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+		else if (c >= 0xF0 && c <= 0xF4)
+			len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+		else
+			return i;
+		if (len > n - i || (len > 1 && (p[i + 1] < lo || p[i + 1] > hi)))
+			return i;
+		for (size_t k = 2; k < len; k++)
+			if ((p[i + k] & 0xC0) != 0x80)
+				return i;
+		i += len;
+	}
+	return n;
+}
+
 int acct_vm_begin(struct acct_vm *out, const char *name, const struct vpmu_vm *vm,
 		  const struct vpmu_host *host, unsigned max_vcpus)
 {
@@ -27,9 +58,15 @@ int acct_vm_begin(struct acct_vm *out, const char *name, const struct vpmu_vm *v
 	memset(&out->nr_vcpus, 0, sizeof(*out) - offsetof(struct acct_vm, nr_vcpus));
 	/* the model, its rules and the host's event sources are fixed once the VM
 	 * exists (include/vpmu/vpmu.h), so no vCPU thread has to stop for this */
-	if (!name || !vm || max_vcpus > VPMU_MAX_VCPUS || vpmu_model_info(vpmu_vm_model(vm), &mi)) {
+	if (!name || !vm || max_vcpus > VPMU_MAX_VCPUS || vpmu_model_info(vpmu_vm_model(vm), &mi) ||
+	    acct_utf8_check(name, strlen(name)) != strlen(name)) {
 		memset(out, 0, sizeof(*out));
 		return -EINVAL;
+	}
+	/* cut, it would be another domain's name, or no longer UTF-8 */
+	if (strlen(name) >= sizeof(out->name)) {
+		memset(out, 0, sizeof(*out));
+		return -ENAMETOOLONG;
 	}
 	if (max_vcpus) {
 		out->vcpu = malloc(max_vcpus * sizeof(*out->vcpu));

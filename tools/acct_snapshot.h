@@ -68,11 +68,21 @@ struct acct_vm {
 };
 
 /*
+ * The offset of the first byte of s[0, n) that does not start a well-formed
+ * UTF-8 sequence, or n when every byte does.  Well-formed is The Unicode
+ * Standard's (chapter 3, table 3-7): no overlong form, no surrogate, nothing
+ * above U+10FFFF.  A name goes into JSON, which must be UTF-8 between systems
+ * (RFC 8259, section 8.1), and into Prometheus labels (UTF-8 too).
+ */
+size_t acct_utf8_check(const char *s, size_t n);
+
+/*
  * Starts vm's snapshot: name, model, counters, rule names and where the host
  * counts each event (host), with room for max_vcpus vCPUs (at most
  * VPMU_MAX_VCPUS).  It reads only what is fixed when the VM is created, so it
- * may run on a thread other than the vCPU threads.  0, -EINVAL or -ENOMEM; on
- * failure *out is zeroed (acct_vm_release is safe on it).
+ * may run on a thread other than the vCPU threads.  0, -EINVAL (also for a
+ * name that is not UTF-8), -ENAMETOOLONG (a name over 63 bytes) or -ENOMEM;
+ * on failure *out is zeroed (acct_vm_release is safe on it).
  */
 int acct_vm_begin(struct acct_vm *out, const char *name, const struct vpmu_vm *vm,
 		  const struct vpmu_host *host, unsigned max_vcpus);
@@ -97,9 +107,11 @@ int acct_collect(struct acct_vm *out, const char *name, struct vpmu_vm *vm,
  * needed) back into snapshots: *vms gets an array of *n of them (release with
  * acct_vms_release), and writing them in any format gives what writing the
  * snapshots the JSON was written from gave.  0; -EINVAL with a message in err
- * (errlen bytes) for anything malformed; -ENOMEM.  Nothing is left allocated
+ * (errlen bytes) for anything malformed, a string that is not UTF-8, or more
+ * than ACCT_JSON_MAX bytes (before parsing); -ENOMEM.  Nothing is left allocated
  * on failure (*vms NULL, *n 0).
  */
+#define ACCT_JSON_MAX (16u << 20)   /* the largest document acct_read_json reads */
 int acct_read_json(const char *text, size_t len, struct acct_vm **vms, unsigned *n,
 		   char *err, size_t errlen);
 void acct_vms_release(struct acct_vm *vms, unsigned n);

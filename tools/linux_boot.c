@@ -73,6 +73,13 @@ static int linux_plan(size_t mem_size, const uint8_t *k, size_t ksize, size_t is
 		snprintf(err, errlen, "not a Linux bzImage (no boot_flag 0xAA55 and \"HdrS\" setup header)");
 		return -1;
 	}
+	/* linux_is_bzimage() needs the file to reach "HdrS" only; the version
+	 * after it is the first field read here. */
+	if (ksize < HDR_VERSION + 2) {
+		snprintf(err, errlen, "the bzImage is truncated: it ends inside the setup header "
+			 "(%zu bytes; the boot protocol version is at 0x%x)", ksize, HDR_VERSION);
+		return -1;
+	}
 	img->protocol = boot_rd16(k + HDR_VERSION);
 	pl->hdr_end = HDR_MAGIC + (size_t)k[HDR_JUMP + 1];
 	/* 2.02: cmd_line_ptr; 2.10: init_size (Debian's 6.1 kernels speak 2.15). */

@@ -182,6 +182,11 @@ static int do_vm(struct ctx *c, char **t, int n)
 		return bad(c, "VM '%s' already exists", t[1]);
 	if (strlen(t[1]) >= sizeof(c->vms[0].name))
 		return bad(c, "VM name longer than %zu characters", sizeof(c->vms[0].name) - 1);
+	/* the accounting's JSON carries the name and must be UTF-8 (acct_snapshot.h) */
+	size_t bad_at = acct_utf8_check(t[1], strlen(t[1]));
+	if (bad_at != strlen(t[1]))
+		return bad(c, "VM name is not UTF-8 (byte 0x%02x at offset %zu)",
+			   (unsigned char)t[1][bad_at], bad_at);
 	if (c->nvms >= MAX_VMS)
 		return bad(c, "more than %d VMs", MAX_VMS);
 	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;

@@ -175,24 +175,6 @@ static int die(struct run *rn, const char *fmt, ...)
 	return EXIT_VMM_ERROR;
 }
 
-static uint8_t *read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct stat st;
-	uint8_t *buf = NULL;
-	if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (buf = malloc((size_t)st.st_size)) &&
-	    fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		*size = (size_t)st.st_size;
-	fclose(f);
-	return buf;
-}
-
 /* A host refusal (once per cause): the VM runs on, the counter reads zero. */
 static void perf_log(void *arg, const char *line)
 {
@@ -351,14 +333,9 @@ static const char *host_counts_word(const struct run *rn)
 }
 
 /* A multiboot or flat IMAGE: loaded, and every vCPU at its entry (guest_abi.h). */
-static int boot_image(struct run *rn)
+static int boot_image(struct run *rn, const uint8_t *data, size_t size)
 {
-	size_t size = 0;
 	char err[256];
-	uint8_t *data = read_file(rn->o.image, &size);
-	if (!data)
-		return die(rn, "cannot read guest image %s: %s", rn->o.image,
-			   errno ? strerror(errno) : "empty file");
 	char cmdline[GUEST_CMDLINE_MAX + 112], ident[48] = "";
 	if (rn->o.cpumodel >= 0)
 		snprintf(ident, sizeof(ident), " cpumodel=%d", rn->o.cpumodel);
@@ -370,7 +347,6 @@ static int boot_image(struct run *rn)
 		 *rn->o.append ? " " : "", rn->o.append);
 	struct guest_image img;
 	int r = guest_load(rn->mem, rn->mem_size, data, size, cmdline, &img, err, sizeof(err));
-	free(data);
 	if (r < 0)
 		return die(rn, "%s: %s", rn->o.image, err);
 	if ((r = setup_kvm(rn)))
@@ -383,24 +359,13 @@ static int boot_image(struct run *rn)
 
 /* A Linux kernel (linux_boot.h): the boot vCPU at the 32-bit entry, the
  * others waiting for the INIT/SIPI that Linux sends them (KVM's LAPIC). */
-static int boot_linux(struct run *rn)
+static int boot_linux(struct run *rn, const uint8_t *k, size_t ksize, const uint8_t *rd,
+		      size_t isize)
 {
-	size_t ksize = 0, isize = 0;
 	char err[256];
-	uint8_t *k = read_file(rn->o.kernel, &ksize), *rd = NULL;
-	if (!k)
-		return die(rn, "cannot read kernel %s: %s", rn->o.kernel,
-			   errno ? strerror(errno) : "empty file");
-	if (rn->o.initrd && !(rd = read_file(rn->o.initrd, &isize))) {
-		free(k);
-		return die(rn, "cannot read initrd %s: %s", rn->o.initrd,
-			   errno ? strerror(errno) : "empty file");
-	}
 	struct linux_image img;
 	int r = linux_load(rn->mem, rn->mem_size, k, ksize, rd, isize, rn->o.append, &img, err,
 			   sizeof(err));
-	free(k);
-	free(rd);
 	if (r < 0)
 		return die(rn, "%s: %s", rn->o.kernel, err);
 	/* No ACPI: the MP table tells Linux the vCPUs and the I/O APIC. */
@@ -421,11 +386,28 @@ static int boot_linux(struct run *rn)
 
 static int boot(struct run *rn)
 {
-	/* The PMU first: the command line says what its host counts. */
-	int r = setup_pmu(rn);
+	/* The files first, before the PMU, KVM or any thread: a file that is
+	 * refused costs nothing else, and needs no /dev/kvm (run_file.c). */
+	struct { const char *what, *path; uint8_t *data; size_t size; } f[2] = {
+		{ .what = rn->o.kernel ? "kernel" : "guest image",
+		  .path = rn->o.kernel ? rn->o.kernel : rn->o.image },
+		{ .what = "initrd", .path = rn->o.initrd },
+	};
+	char err[256];
+	int r = 0;
+	for (unsigned i = 0; i < 2 && !r; i++)
+		if (f[i].path && run_read_file(f[i].path, rn->mem_size, &f[i].data, &f[i].size, err,
+					       sizeof(err)) < 0)
+			r = die(rn, "cannot read %s %s: %s", f[i].what, f[i].path, err);
+	/* The PMU next: the command line says what its host counts. */
+	if (!r)
+		r = setup_pmu(rn);
+	if (!r)
+		r = rn->o.kernel ? boot_linux(rn, f[0].data, f[0].size, f[1].data, f[1].size)
+				 : boot_image(rn, f[0].data, f[0].size);
+	free(f[0].data);
+	free(f[1].data);
 	if (r)
-		return r;
-	if ((r = rn->o.kernel ? boot_linux(rn) : boot_image(rn)))
 		return r;
 
 	/* What the guest's counters will count here, before it prints a profile. */

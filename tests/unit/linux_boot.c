@@ -8,6 +8,7 @@
  * command line land, the zero page's fields and e820 map, the entry GDT, and a
  * clear refusal, changing nothing, for each broken or unfitting image.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,20 @@ int main(void)
 	wr32(bad + 0x22C, 16 * MIB + 0x100000 + 100);
 	refused(bad, ks, 4096, "", "the initrd (4096 bytes) does not fit", "initrd_addr_max below the kernel's end");
 	refused(k, 100, 0, "", "not a Linux bzImage", "a 100-byte file");
+	/* A file that ends inside the header's version field (0x206-0x207):
+	 * each size in a buffer of exactly that size, so that ASan sees a read
+	 * past it. */
+	for (size_t sz = 0x206; sz <= 0x208; sz++) {
+		uint8_t *cut = malloc(sz);
+		if (!cut)
+			return 1;
+		memcpy(cut, k, sz);
+		char what[48];
+		snprintf(what, sizeof(what), "a %zu-byte file with boot_flag and HdrS", sz);
+		refused(cut, sz, 0, "", sz < 0x208 ? "ends inside the setup header" :
+			"setup header ends at 0x26c", what);
+		free(cut);
+	}
 
 	free(mem);
 	free(pristine);

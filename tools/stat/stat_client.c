@@ -5,6 +5,7 @@
 #include <time.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +70,16 @@ struct ask {
 	char *buf;
 	size_t len, cap;
 	int r;                       /* 0 done, -errno failed, 1 waiting */
+	int send_err;                /* the request's send failed (err says how) */
 	char err[200];
 };
+
+/* Whether the answer so far is a server's one-line refusal ("error: busy: too
+ * many clients", "error: permission denied": stat_server.c). */
+static bool refusal(const struct ask *q)
+{
+	return q->len >= 7 && !strncmp(q->buf, "error: ", 7);
+}
 
 static void ask_start(struct ask *q, const char *dir)
 {
@@ -100,9 +109,12 @@ static void ask_start(struct ask *q, const char *dir)
 		q->r = stat_fail(q->err, sizeof(q->err), e, "%s: %s", path,
 				 e == ECONNREFUSED ? "nothing answers (its VMM is gone)" : strerror(e));
 	} else if (send(q->fd, STAT_REQUEST, rl, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)rl) {
-		int e = errno ? errno : EIO;
-		q->r = stat_fail(q->err, sizeof(q->err), e, "%s: cannot send the request: %s", path,
-				 strerror(e));
+		/* A server that refuses writes its line and closes, perhaps before
+		 * the request came (EPIPE): the line is still there to read, and
+		 * says why; this error stands only if nothing comes. */
+		q->send_err = errno ? errno : EIO;
+		stat_fail(q->err, sizeof(q->err), q->send_err, "%s: cannot send the request: %s", path,
+			  strerror(q->send_err));
 	}
 }
 
@@ -127,8 +139,17 @@ static void ask_read(struct ask *q)
 	ssize_t r = recv(q->fd, q->buf + q->len, q->cap - q->len, MSG_DONTWAIT);
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (r < 0) {
+	if ((r < 0 || r == 0) && refusal(q)) {
+		/* A refusing server closes with our request unread, and a Unix
+		 * socket then reports ECONNRESET, but only after the bytes it
+		 * sent before closing have been read (POSIX's order, which
+		 * Linux's unix_stream_read_generic follows): the line is whole. */
+		q->buf[q->len] = '\0';
+		q->r = 0;
+	} else if (r < 0) {
 		q->r = stat_fail(q->err, sizeof(q->err), errno, "%s", strerror(errno));
+	} else if (r == 0 && q->send_err) {
+		q->r = -q->send_err;     /* nothing came: the send's error, in err */
 	} else if (r == 0) {
 		q->buf[q->len] = '\0';
 		q->r = 0;
