@@ -1,5 +1,6 @@
 # vpmu — one top-level Makefile.
 #   make            libvpmu.a, libvpmu.so and the programs in build/bin/
+#   make lib        the library alone (libvpmu.a, libvpmu.so): needs only libxxhash
 #   make check      everything again with ASan+UBSan, then every test under prove
 #   make fuzz       libFuzzer targets (clang), each for FUZZ_SECONDS
 #   make bench      callgrind instruction counts and ns/op (bench/README.md)
@@ -40,9 +41,12 @@ LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.
 TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install uninstall man version
+.PHONY: all lib check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install uninstall man version
 .SECONDARY:
-all: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a $(B)/bin/vpmu-stat
+all: lib $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a $(B)/bin/vpmu-stat
+# The library's build dependencies are libxxhash and the kernel's KVM headers
+# (linux-libc-dev); json-c, libmicrohttpd and libvirt are the programs'.
+lib: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so
 
 # The library sees only its own headers; the tools and tests also theirs.
 $(B)/obj/vpmu/%.o: vpmu/%.c $(LIB_HDR)

@@ -15,10 +15,7 @@ CPPFLAGS := -Iinclude -Ivpmu -Itools -D_GNU_SOURCE
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The library is instrumented for coverage too (fuzzer-no-link); only the targets
 # link libFuzzer's main.
-# The glue's KVM ioctl structs end in a flexible array and are followed by their
-# entries, as KVM's api.rst has callers lay them out: a GNU extension clang names.
-CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link -DVPMU_CONTRACT_CHECKS \
-	      -Wno-gnu-variable-sized-type-not-at-end
+CFLAGS_LIB := -g -O1 $(WARN) $(SANFLAGS) -fsanitize=fuzzer-no-link -DVPMU_CONTRACT_CHECKS
 LDFLAGS_FUZZ := $(SANFLAGS) -fsanitize=fuzzer
 LDLIBS   := -lxxhash -ljson-c
 

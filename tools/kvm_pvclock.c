@@ -39,14 +39,18 @@ int kvm_pvclock_leaves(struct kvm_cpuid_entry2 *e, unsigned n, unsigned max)
 int kvm_pvclock_present(int vcpu_fd, const struct vpmu_vm *vm, unsigned apic_id, char *err,
 			size_t errlen)
 {
-	struct {
+	/* The entries follow struct kvm_cpuid2's flexible array in one buffer
+	 * (vmm-glue/kvm_x86.c does the same). */
+	union {
 		struct kvm_cpuid2 c;
-		struct kvm_cpuid_entry2 e[PVCLOCK_MAX_ENTRIES];
+		unsigned char bytes[sizeof(struct kvm_cpuid2) +
+				    PVCLOCK_MAX_ENTRIES * sizeof(struct kvm_cpuid_entry2)];
 	} cpuid;
 	memset(&cpuid, 0, sizeof(cpuid));
-	int n = vpmu_kvm_cpuid_entries(vm, apic_id, cpuid.e, PVCLOCK_MAX_ENTRIES - 2);
+	struct kvm_cpuid_entry2 *leaves = cpuid.c.entries;
+	int n = vpmu_kvm_cpuid_entries(vm, apic_id, leaves, PVCLOCK_MAX_ENTRIES - 2);
 	if (n >= 0)
-		n = kvm_pvclock_leaves(cpuid.e, (unsigned)n, PVCLOCK_MAX_ENTRIES);
+		n = kvm_pvclock_leaves(leaves, (unsigned)n, PVCLOCK_MAX_ENTRIES);
 	if (n < 0) {
 		snprintf(err, errlen, "kvmclock: no CPUID table: %s", strerror(-n));
 		return n;

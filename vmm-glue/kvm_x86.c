@@ -204,12 +204,17 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 				    .index = vpmu_vcpu_index(vcpu) };
 
 	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
-	struct {
+	/* struct kvm_cpuid2 ends in a flexible array: its entries follow it in one
+	 * buffer (a struct holding it as a member is a GNU extension, which clang's
+	 * -Wgnu-variable-sized-type-not-at-end refuses). */
+	union {
 		struct kvm_cpuid2 c;
-		struct kvm_cpuid_entry2 e[VPMU_MAX_CPUID_LEAVES];
+		unsigned char bytes[sizeof(struct kvm_cpuid2) +
+				    VPMU_MAX_CPUID_LEAVES * sizeof(struct kvm_cpuid_entry2)];
 	} cpuid;
 	memset(&cpuid, 0, sizeof(cpuid));
-	int n = vpmu_kvm_cpuid_entries(kv->vm, vpmu_vcpu_index(vcpu), cpuid.e, VPMU_MAX_CPUID_LEAVES);
+	int n = vpmu_kvm_cpuid_entries(kv->vm, vpmu_vcpu_index(vcpu), cpuid.c.entries,
+				       VPMU_MAX_CPUID_LEAVES);
 	if (n < 0) {
 		free(kv);
 		return fail(err, -n, "no x86 CPUID for model %s", vpmu_vm_model(vpmu_vcpu_vm(vcpu)));
@@ -225,12 +230,13 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	sigset_t cur;
 	pthread_sigmask(SIG_BLOCK, NULL, &cur);
 	sigdelset(&cur, signo);
-	struct {
+	union {   /* the same for struct kvm_signal_mask's flexible sigset */
 		struct kvm_signal_mask m;
-		uint8_t set[8];   /* the kernel's sigset_t is 64 bits on x86-64 */
+		/* the kernel's sigset_t is 64 bits on x86-64 */
+		unsigned char bytes[sizeof(struct kvm_signal_mask) + 8];
 	} mask;
 	mask.m.len = 8;
-	memcpy(mask.set, &cur, 8);
+	memcpy(mask.m.sigset, &cur, 8);
 	if (ioctl(vcpu_fd, KVM_SET_SIGNAL_MASK, &mask) < 0) {
 		int e = errno;
 		free(kv);
