@@ -66,4 +66,12 @@ E=$B/bin/vpmu-events
 [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "unknown model 'pentium9'; the models are: .* p6 .* zen4" "$tmp/err" &&
 	grep -q "^Try 'vpmu-events --help'" "$tmp/err"
 ok $? "vpmu-events pentium9: a usage error listing the models, nothing printed (status $rc)" "$tmp/err"
+
+# What vpmu-events lists is what a VM of the model's default identity has.
+"$E" c3 >"$tmp/out" 2>"$tmp/err"
+grep -q '^  counters: 1 x 32 bits (counter 1), overflow interrupts: no$' "$tmp/out"
+ok $? "vpmu-events c3: one counter, counter 1 (PERFCTR1), as its description says" "$tmp/out"
+"$E" p4-em64t >"$tmp/out" 2>"$tmp/err" && "$E" p4 >"$tmp/p4" 2>>"$tmp/err"
+[ $? -eq 0 ] && ! grep -E -q '^    0x3b[ab] ' "$tmp/out" && [ "$(grep -E -c '^    0x3b[ab] ' "$tmp/p4")" -eq 2 ]
+ok $? "vpmu-events p4-em64t lists no IQ_ESCR0/1 (0x3ba, 0x3bb), which its CPU lacks; p4 lists both" "$tmp/out"
 echo "1..$n"

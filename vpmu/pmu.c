@@ -236,6 +236,7 @@ int vpmu_vm_pmu(const struct vpmu_vm *vm, struct vpmu_pmu_info *out)
 		.fixed_width = p->nr_fixed ? p->width[p->fixed_base] : 0,
 		.nr_regs = p->nr_regs,
 		.nr_events = p->nr_events,
+		.ctr_regs = vm->ctr_regs,
 	};
 	return 0;
 }

@@ -293,6 +293,8 @@ struct vpmu_pmu_info {
 	unsigned nr_fixed;             /* fixed: counters fixed_base.. */
 	unsigned fixed_base, fixed_width;
 	unsigned nr_regs, nr_events;   /* the registers this CPU has, its event table */
+	uint64_t ctr_regs;             /* bit n: counter n has a register (the VIA C3
+	                                  has counter 1 alone, PERFCTR1) */
 };
 int vpmu_vm_pmu(const struct vpmu_vm *vm, struct vpmu_pmu_info *out);
 /* One CPUID leaf (x86): function (EAX) and, where flags has

@@ -51,12 +51,17 @@ int main(void)
 	ok(make_vm("p6", -1, 1, -1, &vm) == -EINVAL, "p6: a legacy PMU takes no narrowing");
 	ok(make_vm("p6", -1, 2, 0, &vm) == 0, "p6: its own geometry is accepted");
 	vpmu_vm_destroy(vm);
+	ok(make_vm("p4", -1, 17, -1, &vm) == -EINVAL, "p4: no narrowing either (its refresh op)");
+	ok(make_vm("p4", -1, 18, 0, &vm) == 0, "p4: its own geometry is accepted");
+	vpmu_vm_destroy(vm);
 
 	struct vpmu_pmu_info pi;
 	struct vpmu_cpuid_leaf l[VPMU_MAX_CPUID_LEAVES];
 	ok(make_vm("skylake", -1, -1, -1, &vm) == 0, "skylake with its own geometry");
 	ok(vpmu_vm_pmu(vm, &pi) == 0 && pi.version == 4 && pi.nr_general == 4 && pi.general_width == 48 &&
 	   pi.nr_fixed == 3 && pi.fixed_width == 48, "skylake: v4, 4 x 48-bit general, 3 x 48-bit fixed");
+	ok(pi.ctr_regs == (0xFull | 0x7ull << 8), "skylake: counters 0-3 and fixed 8-10 have registers "
+	   "(%#llx)", (unsigned long long)pi.ctr_regs);
 	int n = vpmu_vm_cpuid(vm, l, VPMU_MAX_CPUID_LEAVES);
 	const struct vpmu_cpuid_leaf *a = leaf(l, n, 0xA), *z = leaf(l, n, 0);
 	/* EAX: version 4, 4 counters, 48 bits, 7 architectural events; EDX: 3
@@ -66,6 +71,22 @@ int main(void)
 	ok(z && z->eax == 0xA, "leaf 0 names 0AH the highest basic leaf");
 	ok(vpmu_vm_cpuid(vm, l, 2) == -ENOSPC, "a short buffer: -ENOSPC");
 	vpmu_vm_destroy(vm);
+
+	ok(make_vm("c3", -1, -1, -1, &vm) == 0 && vpmu_vm_pmu(vm, &pi) == 0 && pi.nr_ctrs == 2 &&
+	   pi.ctr_regs == 0x2, "c3: counter 1 alone has a register (PERFCTR1; %#llx)",
+	   (unsigned long long)pi.ctr_regs);
+	vpmu_vm_destroy(vm);
+	/* IQ_ESCR0/1 (0x3BA, 0x3BB) exist on CPUID models 0-2 only. */
+	{
+		static const char *const m[] = { "p4", "p4-em64t" };
+		bool has[2];
+		for (int k = 0; k < 2; k++) {
+			has[k] = make_vm(m[k], -1, -1, -1, &vm) == 0 && vpmu_vm_owns_reg(vm, VPMU_SPACE_MSR, 0x3BA) &&
+				 vpmu_vm_owns_reg(vm, VPMU_SPACE_MSR, 0x3BB);
+			vpmu_vm_destroy(vm);
+		}
+		ok(has[0] && !has[1], "IQ_ESCR0/1: registers of a p4 VM (model 2), not of a p4-em64t (model 4)");
+	}
 
 	ok(make_vm("skylake", 1, -1, -1, &vm) == 0 && vpmu_vm_pmu(vm, &pi) == 0 && pi.version == 1 &&
 	   pi.nr_fixed == 0, "skylake as version 1: no fixed counters");

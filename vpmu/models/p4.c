@@ -22,6 +22,8 @@
  * for every model-specific register's reserved bits); a counter write takes
  * bits 0-39 (perfctr writes EDX = -1 with a negative start).
  */
+#include <errno.h>
+
 #include "../model.h"
 #include "p4_escr.h"
 #include "p4_events.h"
@@ -122,10 +124,7 @@ static enum vpmu_fault p4_write(const struct vpmu_model *m, const struct vpmu_ct
 		vpmu_txn_set_misc(t, P4_MISC_ENABLE, val);
 		return VPMU_FAULT_NONE;
 	}
-	unsigned slot = reg->index;
-	if (slot >= P4_SLOT_ESCR0 && slot < P4_SLOT_PEBS &&
-	    !p4_escr_exists(reg->addr, cx->vm->cpumodel))
-		return VPMU_FAULT_NO_REG;
+	unsigned slot = reg->index;   /* a VM without IQ_ESCRs has no such register (p4_refresh) */
 	if (val & P4_RESERVED_HI)
 		return VPMU_FAULT_RESERVED;
 	if (slot < P4_NR_COUNTERS) {
@@ -159,14 +158,12 @@ static enum vpmu_fault p4_write(const struct vpmu_model *m, const struct vpmu_ct
 	return VPMU_FAULT_NONE;
 }
 
-/* MISC_ENABLE reads as stored; IQ_ESCR0/1 exist only on CPUID models 0-2. */
+/* MISC_ENABLE reads as stored. */
 static enum vpmu_fault p4_read(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 			       const struct vpmu_regfile *r, const struct vpmu_reg *reg,
 			       uint64_t raw, uint64_t *val)
 {
-	(void)m, (void)r;
-	if (reg->kind == VPMU_REG_CTRL && !p4_escr_exists(reg->addr, cx->vm->cpumodel))
-		return VPMU_FAULT_NO_REG;
+	(void)m, (void)cx, (void)r, (void)reg;
 	*val = raw;
 	return VPMU_FAULT_NONE;
 }
@@ -327,7 +324,29 @@ static bool p4_pmi_automask(const struct vpmu_model *m, const struct vpmu_vm_opt
 	return true;
 }
 
+/* IQ_ESCR0/1 exist on CPUID models 0-2 only (p4_escr_exists): a VM that
+ * presents a later model has no such registers, as its CPU had none. */
+static bool p4_keep_reg(const struct vpmu_pmu *p, const struct vpmu_reg *r)
+{
+	return r->kind != VPMU_REG_CTRL || !p4_escr_name(r->addr) ||
+	       p4_escr_exists(r->addr, (unsigned)p->model_data[0]);
+}
+
+static int p4_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o, struct vpmu_pmu *p)
+{
+	(void)m;
+	/* One geometry, as for every legacy PMU (vpmu/pmu.c): nothing to narrow. */
+	if ((o->pmu_version >= 0 && (unsigned)o->pmu_version != p->version) ||
+	    (o->nr_general >= 0 && (unsigned)o->nr_general != p->nr_general) ||
+	    (o->nr_fixed >= 0 && (unsigned)o->nr_fixed != p->nr_fixed))
+		return -EINVAL;
+	p->model_data[0] = o->cpumodel;
+	vpmu_pmu_filter_regs(p, p4_keep_reg);
+	return 0;
+}
+
 static const struct vpmu_model_ops p4_ops = {
+	.refresh = p4_refresh,
 	.write = p4_write,
 	.read = p4_read,
 	.derive = p4_derive,

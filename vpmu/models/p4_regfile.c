@@ -23,8 +23,6 @@ int p4_escr_slot(uint32_t msr)
 #define CTR(n)  { P4_COUNTER_MSR + (n), VPMU_SPACE_MSR, VPMU_REG_CTR, (n), 0 }
 #define CCCR(n) { P4_CCCR_MSR + (n), VPMU_SPACE_MSR, VPMU_REG_CTRL, P4_SLOT_CCCR0 + (n), 0 }
 #define ESCR(a, r) { (a), VPMU_SPACE_MSR, VPMU_REG_CTRL, P4_SLOT_ESCR0 + (r), 0 }
-/* IQ_ESCR0/1 exist on CPUID models 0-2 only: reads ask the model. */
-#define IQ_ESCR(a, r) { (a), VPMU_SPACE_MSR, VPMU_REG_CTRL, P4_SLOT_ESCR0 + (r), VPMU_REGF_READ_HOOK }
 
 const struct vpmu_reg p4_regs[P4_NR_REGS] = {
 	{ P4_MISC_ENABLE_MSR, VPMU_SPACE_MSR, VPMU_REG_MISC, P4_MISC_ENABLE, VPMU_REGF_READ_HOOK },
@@ -37,7 +35,7 @@ const struct vpmu_reg p4_regs[P4_NR_REGS] = {
 	ESCR(0x3AA, 10), ESCR(0x3AB, 11), ESCR(0x3AC, 12), ESCR(0x3AD, 13), ESCR(0x3AE, 14),
 	ESCR(0x3AF, 15), ESCR(0x3B0, 16), ESCR(0x3B1, 17), ESCR(0x3B2, 18), ESCR(0x3B3, 19),
 	ESCR(0x3B4, 20), ESCR(0x3B5, 21), ESCR(0x3B6, 22), ESCR(0x3B7, 23), ESCR(0x3B8, 24),
-	ESCR(0x3B9, 25), IQ_ESCR(0x3BA, 26), IQ_ESCR(0x3BB, 27), ESCR(0x3BC, 28), ESCR(0x3BD, 29),
+	ESCR(0x3B9, 25), ESCR(0x3BA, 26), ESCR(0x3BB, 27), ESCR(0x3BC, 28), ESCR(0x3BD, 29),
 	ESCR(0x3BE, 30),
 	ESCR(0x3C0, 31), ESCR(0x3C1, 32), ESCR(0x3C2, 33), ESCR(0x3C3, 34), ESCR(0x3C4, 35),
 	ESCR(0x3C5, 36),
