@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # vpmu — one top-level Makefile.
 #   make            libvpmu.a, libvpmu.so and the programs in build/bin/
 #   make lib        the library alone (libvpmu.a, libvpmu.so): needs only libxxhash
@@ -72,6 +73,9 @@ $(B)/lib/libvpmu.so: $(LIB_SRC:%.c=$(B)/obj/%.o)
 # links), libvpmu.pc for pkg-config, the programs and the manual pages.
 # The .pc is written at install time, so that it names this PREFIX.
 PROGRAMS := vpmu-run vpmu-trace vpmu-stat vpmu-events
+# A directory under PREFIX as $${prefix}/..., so that pkg-config's
+# --define-prefix can move the tree (pkg-config(1)); one elsewhere as it is.
+pc_dir = $(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1))
 MAN1    := $(sort $(wildcard man/*.1))
 MAN3    := $(sort $(wildcard man/*.3))
 install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%)
@@ -82,7 +86,8 @@ install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%)
 	install -m 755 $(B)/lib/libvpmu.so $(DESTDIR)$(LIBDIR)/libvpmu.so.$(VERSION)
 	ln -sf libvpmu.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libvpmu.so.$(SOMAJOR)
 	ln -sf libvpmu.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libvpmu.so
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(call pc_dir,$(LIBDIR))' \
+		'includedir=$(call pc_dir,$(INCDIR))' '' \
 		'Name: libvpmu' 'Description: a virtual PMU for KVM-based VMMs' 'Version: $(VERSION)' \
 		'Requires.private: libxxhash' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lvpmu' \
 		'Libs.private: -lpthread' > $(DESTDIR)$(LIBDIR)/pkgconfig/libvpmu.pc

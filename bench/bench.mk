@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Benchmarks (make bench; bench/README.md).  The bench links the normal -O2 build
 # of the library (build/lib/libvpmu.a, no sanitizers), then:
 #   1. bench/callgrind.sh: instructions per op under callgrind (deterministic);

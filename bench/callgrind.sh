@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Instructions per operation under callgrind (bench/README.md).
 #   bench/callgrind.sh BENCH_OPS [ITERS] [OUTDIR]
 # For every registered benchmark model and op, runs bench_ops under

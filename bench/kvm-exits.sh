@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The whole cost of a trapped PMU register access under real KVM, side by side
 # with its baseline (docs/performance.md "KVM path").  guest-tests/bench-exits
 # times each PMU access in blocks that alternate between libvpmu (with its perf

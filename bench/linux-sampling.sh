@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What perf record's sampling costs a Linux guest (docs/performance.md, "Linux
 # guests"): in one boot of Debian's kernel under vpmu-run on KVM with the RDPMC
 # exit (scripts/kvm-env --patched-kvm), the workload of guest-tests/linux runs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libFuzzer targets (make fuzz; tests/fuzz.t runs them briefly under make check).
 #   make -f fuzz/fuzz.mk            build every target and run each for FUZZ_SECONDS
 #   make -f fuzz/fuzz.mk build      build only (build/fuzz/fuzz_reg_access, fuzz_trace,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fuzz/image-seeds.sh DIR: seeds for fuzz_image (tests/fuzz.t, fuzz/fuzz.mk's
 # run-image), one image of each kind vpmu-run loads, made by the helpers of
 # tests/guests/images.sh: ELF32 and ELF64 multiboot, the a.out kludge, a flat

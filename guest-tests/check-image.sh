@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-image.sh IMAGE.bin IMAGE.elf: the multiboot v1 header of a flat guest
 # image (guest_abi.h, Multiboot 0.6.96 section 3.1): within the first 8 KiB,
 # 4-byte aligned, magic + flags + checksum == 0, flags bit 16 (a.out kludge),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Bare-metal guest images for vpmu-run (docs/guest-tests.md).
 #
 # Included from the top-level Makefile (paths are relative to the repository

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # The library boundary of $VPMU_BUILD/lib/libvpmu.so:
 #   - its dynamic symbol table exports only vpmu_* symbols, each declared as a
 #     function in include/vpmu/*.h, and every function those headers declare

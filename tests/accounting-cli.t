@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vpmu-trace --accounting=FORMAT (docs/accounting.md): every format of one
 # replayed trace, tests/accounting/two-vcpus.trace, whose counts the trace
 # itself sets (ticks): vCPU 0 counts 5000 cycles and 1234 instructions and

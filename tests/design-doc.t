@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # docs/design.md against the tree: the source files it names exist, and the
 # P5 family it describes (the models that are data for the shared p5_cesr_ops)
 # is the one vpmu/models/ builds.  No build needed.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs every libFuzzer target (fuzz/) for a short, bounded time: each must finish
 # without a crash, a sanitizer report, a leak or a timeout.  `make fuzz` runs them
 # longer.  FUZZ_T_SECONDS overrides the time per target (default 10);

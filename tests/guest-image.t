@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # scripts/guest-image (docs/testing.md, "Linux guest images"): Debian's 686 and
 # amd64 kernels and the i386 busybox + perf initramfs for Linux guests, the
 # workload that perf profiles in them (guest-tests/linux/workload.c) and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The guest tier under real KVM (docs/testing.md): the bare-metal guests of
 # guest-tests/ run by vpmu-run, for every x86 model (P5 to P4, K7/K8, ...) in the default and in
 # strict mode, plus tiny hand-encoded guests for vpmu-run's own contract (exit

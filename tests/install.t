@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make install DESTDIR=... puts exactly the headers, libraries, libvpmu.pc,
 # the four programs and the five manual pages under PREFIX, and make
 # uninstall with the same variables removes every one of them again.
@@ -35,6 +36,14 @@ for p in $progs; do
 	[ -x "$root/usr/bin/$p" ] && cmp -s "$B/bin/$p" "$root/usr/bin/$p"
 	ok $? "/usr/bin/$p is $B/bin/$p, executable"
 done
+# libvpmu.pc names its directories under ${prefix}: pkg-config --define-prefix
+# finds the tree wherever it was moved (pkg-config(1)).
+pc=$root/usr/lib/pkgconfig/libvpmu.pc
+PKG_CONFIG_PATH=$root/usr/lib/pkgconfig pkg-config --define-prefix --cflags --libs libvpmu \
+	>"$tmp/pc" 2>&1
+grep -q '^libdir=${prefix}/lib$' "$pc" && grep -q '^includedir=${prefix}/include$' "$pc" &&
+	grep -q -- "-I$root/usr/include" "$tmp/pc" && grep -q -- "-L$root/usr/lib -lvpmu" "$tmp/pc"
+ok $? "libvpmu.pc is relocatable: pkg-config --define-prefix gives the moved tree's directories" "$tmp/pc"
 if command -v man >/dev/null 2>&1; then
 	MANPAGER=cat MANWIDTH=80 man -M "$root/usr/share/man" vpmu-trace >"$tmp/man" 2>&1 &&
 		grep -q 'replay PMU register traces' "$tmp/man"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The KVM harness itself (scripts/kvm-env, docs/testing.md "The nested KVM tier"):
 # a static probe (scripts/kvm/kvm-probe.c) finds a working /dev/kvm in the
 # nested QEMU tier, and natively where /dev/kvm opens here; the program's

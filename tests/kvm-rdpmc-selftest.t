@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The KVM selftest of patches/kvm-rdpmc (0002, userspace_rdpmc_exit_test),
 # built static by scripts/kvm-selftest from Debian's linux-source-6.1 with the
 # series applied, and run under real KVM twice: with the patched kvm.ko and

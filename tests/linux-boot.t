@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vpmu-run boots Linux (docs/vpmu-run.md, "Linux guests"): Debian's amd64 kernel
 # (the one scripts/kvm-env caches for the nested tier) with a busybox initramfs,
 # on the k8 model, under real KVM (natively, or nested in QEMU TCG).  What is

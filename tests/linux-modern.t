@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Linux on the architectural PMUs (docs/linux-guests.md, "The architectural
 # PMUs"): Debian's amd64 kernel boots under vpmu-run on KVM with the RDPMC exit
 # (scripts/kvm-env --patched-kvm, docs/rdpmc.md), and Linux 6.1's own drivers

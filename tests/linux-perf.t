@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Profiled Linux guests (docs/linux-guests.md): Debian's kernels boot under
 # vpmu-run on KVM with the RDPMC exit (scripts/kvm-env --patched-kvm,
 # docs/rdpmc.md), and Linux's own PMU drivers and perf are the clients:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The live view while a guest runs (docs/accounting.md, "Live view" and
 # "Prometheus"), in the nested KVM tier: vpmu-run --name live1 runs a busy
 # two-vCPU guest (guest-tests/live/), and beside it (guest-tests/live/live-view.sh)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The manual pages (man/, mdoc(7)): each is clean under mandoc -T lint -W
 # warning, docs/man/PAGE.md is its current rendering (mandoc -T markdown, what
 # make man writes), man -l renders it, and each program's page names every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The conventions every program keeps (GNU Coding Standards, 4.8 "Standards
 # for Command Line Interfaces"; docs/testing.md): --help prints the usage on
 # stdout and exits 0; --version prints "PROG (vpmu) VERSION" and the licence

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # TAP helpers of the shell tests (tests/*.t), sourced: ". tests/tap.sh".
 #   ok STATUS DESCRIPTION [FILE]  "ok N - ..." when STATUS is 0; otherwise
 #                                 "not ok N - ..." and the last 30 lines of FILE

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vpmu-trace's command line (docs/trace.md "Running vpmu-trace"): usage and
 # exit status (0 all pass, 1 any failure, 2 usage), TAP output with and without
 # -v, and failed expectations reported as FILE:LINE: expected X, got Y; the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Malformed traces (tests/bad-traces/*.trace) must fail, naming FILE:LINE.
 # Each file states the line of its error in a comment "# error-line: N".
 B=${VPMU_BUILD:-build}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Replays every trace of the corpus (tests/traces/**/*.trace); each must pass.
 B=${VPMU_BUILD:-build}
 set -- $(find tests/traces -name '*.trace' | sort)

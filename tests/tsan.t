@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Where threads share state, under ThreadSanitizer: a data race fails the run
 # (TSan's exit status 66) even when every assertion holds.
 #   - the hyper-threading cases of the model-contract test (two vCPU threads

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The version is written once, in include/vpmu/version.h: the Makefile's
 # VERSION (make -s version), the macros, the string a program compiled against
 # the header sees and the one libvpmu returns (vpmu_version()) must agree.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vpmu-run's command line and image checks (docs/vpmu-run.md): everything that is
 # decided before KVM is opened, so it runs on any machine.  Bad input gets exit
 # status 2 (usage: the cause, then "Try 'vpmu-run --help'") or 125 (a refused

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vpmu-stat without a running VM (docs/accounting.md, "Live view" and
 # "Prometheus"): its command line, an empty runtime directory, a socket left by
 # a VMM that died, the textfile, and the exporter's HTTP answers (busybox wget).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # guest-tests/linux/initrd.sh OUT: the initramfs of the profiled Linux guests
 # (tests/linux-perf.t, scripts/demo-linux, bench/linux-sampling.sh):
 # scripts/guest-image's cached busybox + perf initramfs, then an uncompressed

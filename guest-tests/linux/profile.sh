@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # /run.sh of the profiled Linux guests (tests/linux-perf.t, make demo): runs
 # inside Debian's kernel with scripts/guest-image's busybox + perf initramfs and
 # guest-tests/linux/workload.c as /bin/vpmu-workload.  What it runs comes from

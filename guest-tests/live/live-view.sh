@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The nested side of tests/live-view.t (docs/accounting.md, "Live view"): runs
 # in scripts/kvm-env's guest next to vpmu-run, vpmu-stat (dynamic: run with
 # the loader and the libraries staged beside it) and live-busy.bin.

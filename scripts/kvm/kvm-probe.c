@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kvm-probe: checks that /dev/kvm offers what vpmu's KVM tests need, printing
  * one unnumbered TAP line per check ("ok - ..." / "not ok - ...").  Exit
  * status 0 when every check passed, 1 otherwise.  Built static by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Hand-made guest images for the vpmu-run tests (tests/vpmu-run-cli.t,
 # tests/guests.t), sourced by them; docs/guest-abi.md says what vpmu-run loads.
 # A multiboot header: magic, flags, checksum, then the a.out kludge fields.

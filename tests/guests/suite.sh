@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs inside the KVM tier (scripts/kvm-env, by tests/guests.t): one vpmu-run per
 # line of runs.txt ("NAME ARGS..."), its stdout as is between markers, its
 # stderr prefixed, and its exit status and wall time, for the host to check.
