@@ -39,12 +39,14 @@ CHECKS  := -DVPMU_CONTRACT_CHECKS
 
 LIB_SRC := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c vmm-glue/*.c))
 LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h)
-TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
+# The programs' mains, one per folder of tools/ (below).
+TOOL_MAINS := $(wildcard tools/*/vpmu-*.c)
+TOOLS   := $(patsubst %.c,%,$(notdir $(TOOL_MAINS)))
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
 .PHONY: all lib check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install uninstall man version
 .SECONDARY:
-all: lib $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a $(B)/bin/vpmu-stat
+all: lib $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a
 # The library's build dependencies are libxxhash and the kernel's KVM headers
 # (linux-libc-dev); json-c, libmicrohttpd and libvirt are the programs'.
 lib: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so
@@ -56,7 +58,7 @@ $(B)/obj/vpmu/%.o: vpmu/%.c $(LIB_HDR)
 $(B)/obj/vmm-glue/%.o: vmm-glue/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -c $< -o $@
-$(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*.h tests/unit/*.h)
+$(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*/*.h tools/*/*/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -Itools -Itests/unit -c $< -o $@
 
@@ -114,56 +116,68 @@ docs/man/%.md: man/%
 	mandoc -T lint -W warning $<
 	mandoc -T markdown $< >$@.tmp && mv $@.tmp $@
 
-TOOL_LIB_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
-$(B)/bin/%: $(B)/obj/tools/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+# The tools (docs/design.md, "The programs"), one folder per concern, each
+# using only the folders above it in this list:
+#   accounting/  the snapshot data model, its formats and the JSON reader (json-c)
+#   common/      what the programs' command lines share
+#   live/        the VM side of the live accounting socket
+#   trace/       the trace replayer, and vpmu-trace
+#   run/         the VMM (devices, boot, KVM), and vpmu-run
+#   stat/        the live view and the Prometheus exporter, and vpmu-stat
+#   events/      vpmu-events
+# Everything but the mains and stat/ goes into one archive, from which each
+# program and test links what it uses.
+TOOL_SRC := $(filter-out $(TOOL_MAINS),$(wildcard tools/accounting/*.c tools/common/*.c \
+		tools/live/*.c tools/trace/*.c tools/run/*.c))
+TOOL_ARCHIVE := $(B)/lib/libvpmu-tools.a
+$(TOOL_ARCHIVE): $(TOOL_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(B)/bin/vpmu-trace: $(B)/obj/tools/trace/vpmu-trace.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
+$(B)/bin/vpmu-events: $(B)/obj/tools/events/vpmu-events.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
+$(B)/bin/vpmu-run: $(B)/obj/tools/run/vpmu-run.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
 
-# libvirt typed parameters (tools/libvirt/, docs/accounting.md) are the only
-# code that links libvirt.  They stay out of TOOL_LIB_SRC (tools/*.c only), so
-# neither libvpmu nor the programs need libvirt: vpmu-run is also linked
-# static, and Debian's libvirt-dev has no static library.
-VIRT_SRC := $(wildcard tools/libvirt/*.c)
+# libvirt typed parameters (tools/accounting/libvirt/, docs/accounting.md) are
+# the only code that links libvirt.  They stay out of the archive, so neither
+# libvpmu nor the programs need libvirt: vpmu-run is also linked static, and
+# Debian's libvirt-dev has no static library.
+VIRT_SRC := $(wildcard tools/accounting/libvirt/*.c)
 VIRT_LDLIBS := -lvirt
-$(VIRT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tests/unit/acct_typed_params.o: $(wildcard tools/libvirt/*.h)
 # For VMMs and libvirt drivers: the builder and the key walk it uses; link with
-# the tools' snapshot (tools/acct_snapshot.c) and $(VIRT_LDLIBS).
-$(B)/lib/libvpmu-acct-libvirt.a: $(VIRT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tools/acct_keys.o
+# the accounting's snapshot (tools/accounting/acct_snapshot.c) and $(VIRT_LDLIBS).
+$(B)/lib/libvpmu-acct-libvirt.a: $(VIRT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tools/accounting/acct_keys.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(B)/tests/acct_typed_params: $(B)/obj/tests/unit/acct_typed_params.o $(VIRT_SRC:%.c=$(B)/obj/%.o) \
-		$(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+		$(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(VIRT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
-
-# vpmu-run's own parts (tools/run/: its port I/O and ucalls) with its main.
-RUN_SRC := $(wildcard tools/run/*.c)
-$(RUN_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tools/vpmu-run.o: $(wildcard tools/run/*.h)
-$(B)/bin/vpmu-run: $(B)/obj/tools/vpmu-run.o $(RUN_SRC:%.c=$(B)/obj/%.o) $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) \
-		$(B)/lib/libvpmu.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
 
 # vpmu-stat (tools/stat/: the live view and the Prometheus exporter) is the
 # one program with libmicrohttpd, which has no usable static link in Debian.
 STAT_SRC := $(wildcard tools/stat/*.c)
 STAT_LDLIBS := -lmicrohttpd
-$(STAT_SRC:%.c=$(B)/obj/%.o): $(wildcard tools/stat/*.h)
-$(B)/bin/vpmu-stat: $(STAT_SRC:%.c=$(B)/obj/%.o) $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+$(B)/bin/vpmu-stat: $(STAT_SRC:%.c=$(B)/obj/%.o) $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(STAT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
 
 # The live path's test (tests/live_stat.t, and under TSan tests/tsan.t) uses
 # vpmu-stat's client.
 $(B)/tests/live_stat: $(B)/obj/tests/unit/live_stat.o $(filter-out %/vpmu-stat.o,$(STAT_SRC:%.c=$(B)/obj/%.o)) \
-		$(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+		$(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(STAT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
 
 # The KVM glue's test answers the glue's KVM calls itself (tests/unit/kvm_glue.c).
 $(B)/tests/kvm_glue: LDFLAGS += -Wl,--wrap=ioctl
 
-$(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
 

@@ -32,8 +32,8 @@
 
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
-#include "../tools/acct_buf.h"
-#include "../tools/acct_formats.h"
+#include "accounting/acct_buf.h"
+#include "accounting/acct_formats.h"
 
 #define P6_EVNTSEL0 0x186
 #define P6_EVNTSEL1 0x187

@@ -16,7 +16,7 @@ ACCT_RUNS   ?= 11
 ACCT_ARGS   ?=
 
 WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS := -Iinclude -D_GNU_SOURCE
+CPPFLAGS := -Iinclude -Itools -D_GNU_SOURCE
 CFLAGS   := -O2 -g
 
 .PHONY: all build lib acct-lib callgrind timing acct acct-timing acct-callgrind scrape
@@ -39,10 +39,10 @@ callgrind: $(BB)/bench_ops
 timing: $(BB)/bench_ops
 	$(BB)/bench_ops --iters $(BENCH_ITERS) --runs $(BENCH_RUNS)
 
-# The accounting formats are the tools' (tools/acct_*.c, built here at -O2 like
-# the tools), on the library's static build.
-ACCT_SRC := $(sort $(wildcard tools/acct_*.c))
-$(BB)/acct_export: bench/acct_export.c $(ACCT_SRC) $(wildcard tools/acct_*.h) acct-lib
+# The accounting formats are the tools' (tools/accounting/, built here at -O2
+# like the tools), on the library's static build.
+ACCT_SRC := $(sort $(wildcard tools/accounting/*.c))
+$(BB)/acct_export: bench/acct_export.c $(ACCT_SRC) $(wildcard tools/accounting/*.h) acct-lib
 	@mkdir -p $(BB)
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -o $@ bench/acct_export.c $(ACCT_SRC) \
 		$(LIBB)/lib/libvpmu.a -ljson-c -lxxhash -lpthread
@@ -65,11 +65,11 @@ acct-callgrind: $(BB)/acct_export
 	@echo "# hot spots: callgrind_annotate --inclusive=yes $(BB)/callgrind.out.acct.FORMAT"
 
 # One scrape of vpmu-stat's exporter over 1,000 live sockets (bench/scrape.c).
-SCRAPE_SRC := $(ACCT_SRC) tools/stat_server.c tools/stat_dir.c tools/stat/stat_client.c \
+SCRAPE_SRC := $(ACCT_SRC) tools/live/stat_server.c tools/live/stat_dir.c tools/stat/stat_client.c \
 	      tools/stat/stat_export.c
-$(BB)/scrape: bench/scrape.c $(SCRAPE_SRC) $(wildcard tools/*.h tools/stat/*.h) acct-lib
+$(BB)/scrape: bench/scrape.c $(SCRAPE_SRC) $(wildcard tools/*/*.h) acct-lib
 	@mkdir -p $(BB)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itools -o $@ bench/scrape.c $(SCRAPE_SRC) \
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -o $@ bench/scrape.c $(SCRAPE_SRC) \
 		$(LIBB)/lib/libvpmu.a -lmicrohttpd -ljson-c -lxxhash -lpthread
 
 scrape: $(BB)/scrape

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What one scrape of vpmu-stat's exporter costs at issue 10's scale: 1,000
- * running VMs of 8 vCPUs, each behind its live socket (tools/stat_server.c),
+ * running VMs of 8 vCPUs, each behind its live socket (tools/live/stat_server.c),
  * read by vpmu-stat's client (tools/stat/stat_client.c: STAT_FETCH_PARALLEL
  * sockets at a time) and written as the /metrics body (export_metrics,
  * tools/stat/stat_export.c).  The servers answer with a snapshot rendered
  * once (a VM's JSON: what vpmu-run's socket sends), so this measures the
  * exporter's side: sockets, JSON parsing, the Prometheus text.  What a VMM
- * adds per request (its vCPUs answering: tools/live_vm.h) is not in it.
+ * adds per request (its vCPUs answering: tools/live/live_vm.h) is not in it.
  *
  *   scrape [--vms N] [--vcpus K] [--runs R]
  *        ms per scrape, median (min-max) of R runs
@@ -22,10 +22,10 @@
 
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
-#include "../tools/acct_formats.h"
-#include "../tools/stat/stat_export.h"
-#include "../tools/stat_dir.h"
-#include "../tools/stat_server.h"
+#include "accounting/acct_formats.h"
+#include "stat/stat_export.h"
+#include "live/stat_dir.h"
+#include "live/stat_server.h"
 
 static char *doc_template;
 static size_t doc_len;

@@ -21,9 +21,12 @@ LDFLAGS_FUZZ := $(SANFLAGS) -fsanitize=fuzzer
 LDLIBS   := -lxxhash -ljson-c
 
 # The KVM glue too: the tools' objects (TOOL_SRC) call into it (live_vm.c).
+# The tools the trace and JSON fuzzers reach: the accounting, the command-line
+# helpers, the live socket and the replayer (the Makefile's "The tools").
 LIB_SRC  := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c vmm-glue/*.c))
-TOOL_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
-HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h tools/*.h fuzz/*.h)
+TOOL_SRC := $(filter-out %/vpmu-trace.c,$(wildcard tools/accounting/*.c \
+		tools/common/*.c tools/live/*.c tools/trace/*.c))
+HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h tools/*/*.h fuzz/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 
@@ -52,8 +55,8 @@ $(FB)/fuzz_call: $(FB)/obj/fuzz/fuzz_call.o $(LIB_OBJ)
 $(FB)/fuzz_host_access: $(FB)/obj/fuzz/fuzz_host_access.o $(LIB_OBJ)
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
 
-$(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/guest_boot.o \
-		$(FB)/obj/tools/linux_boot.o $(FB)/obj/tools/boot_x86.o
+$(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/run/guest_boot.o \
+		$(FB)/obj/tools/run/linux_boot.o $(FB)/obj/tools/run/boot_x86.o
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^
 
 $(FB)/fuzz_acct_json: $(FB)/obj/fuzz/fuzz_acct_json.o $(TOOL_OBJ) $(LIB_OBJ)
@@ -100,7 +103,7 @@ run-host-access: $(FB)/fuzz_host_access
 	$(FB)/fuzz_host_access $(FUZZ_OPTS) -max_len=512 -max_total_time=$(FUZZ_SECONDS) \
 		$(FB)/corpus/host_access
 
-# vpmu-run's image loaders (tools/guest_boot.c, linux_boot.c) on arbitrary
+# vpmu-run's image loaders (tools/run/guest_boot.c, linux_boot.c) on arbitrary
 # files: flat, multiboot with the a.out kludge, ELF32/ELF64, truncated headers,
 # bzImage setup headers.  Seeds: one image of each kind (fuzz/image-seeds.sh).
 run-image: $(FB)/fuzz_image

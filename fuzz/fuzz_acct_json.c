@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: vpmu-stat's reader of a VM's accounting (acct_read_json,
- * tools/acct_json_read.c), which parses what a live socket answers
+ * tools/accounting/acct_json_read.c), which parses what a live socket answers
  * (docs/accounting.md, "Live view"): a server that lies, a truncated answer,
  * any bytes.  Invariants (abort()):
  *   - the reader returns 0 or -EINVAL/-ENOMEM; -EINVAL comes with a message,
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_formats.h"
+#include "accounting/acct_formats.h"
 
 static FILE *devnull;
 

@@ -61,6 +61,9 @@
 /* What a model's tables say, looked up (by name) once per model and process:
  * which registers are counters, and its event encodings. */
 struct model_cache {
+	/* A model's VMs may differ in their registers (the P4's IQ_ESCRs exist on
+	 * CPUID models 0-2 only): the cache holds the last register list's. */
+	unsigned n;          /* registers the mask is for */
 	uint64_t *mask;      /* per register: a counter's width, else all ones */
 	unsigned nev;
 	uint64_t *code;      /* event encodings (vpmu_model_event) */
@@ -313,7 +316,14 @@ static bool setup(struct world *w, struct input *in)
 	static struct model_cache cache[MAX_MODELS];
 	CHECK(model < MAX_MODELS, "%u models: raise MAX_MODELS", vpmu_model_count());
 	struct model_cache *mc = &cache[model];
+	if (mc->mask && mc->n != w->r.n) {
+		free(mc->mask);
+		free(mc->code);
+		mc->mask = NULL;
+		mc->code = NULL;
+	}
 	if (!mc->mask) {
+		mc->n = w->r.n;
 		uint64_t width = info.ctr_width >= 64 ? ~0ull : (1ull << info.ctr_width) - 1;
 		mc->mask = calloc(w->r.n, sizeof(*mc->mask));
 		mc->nev = info.nr_events;
@@ -365,11 +375,17 @@ static void restore_one(struct world *w, struct dst_state *d, unsigned i, uint64
 	if (full) {
 		host_view(w, v, after);
 	} else {
-		/* Only the register written; the others as they were (the final
-		 * comparison, after registers restored in fuzzed orders, checks them). */
+		/* Only the register written and its aliases (zen1's legacy event
+		 * selects are its PerfEvtSel registers: they change together); the
+		 * others as they were (the final comparison, after registers restored
+		 * in fuzzed orders, checks them). */
 		memcpy(after, before, w->r.n * sizeof(after[0]));
-		after[i].val = 0;
-		after[i].rc = vpmu_reg_get(v, w->r.space, w->r.addr[i], &after[i].val);
+		for (unsigned j = 0; j < w->r.n; j++) {
+			if (w->r.group[j] != w->r.group[i])
+				continue;
+			after[j].val = 0;
+			after[j].rc = vpmu_reg_get(v, w->r.space, w->r.addr[j], &after[j].val);
+		}
 	}
 	if (rc == -ENOENT) {
 		CHECK(before[i].rc == -ENOENT && snap[i].rc == -ENOENT,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: vpmu-run's image loaders, which read whatever file a user
- * passes: tools/guest_boot.c (flat images, multiboot headers with the a.out
+ * passes: tools/run/guest_boot.c (flat images, multiboot headers with the a.out
  * kludge, ELF32 and ELF64 files, truncated and lying headers) and
- * tools/linux_boot.c (bzImage setup headers, with the input as its own initrd
+ * tools/run/linux_boot.c (bzImage setup headers, with the input as its own initrd
  * when its first byte is odd).  Invariants (abort()):
  *   - each loader returns 0 or -1; -1 comes with a message;
  *   - after guest_load's 0: the image lies in guest memory above the multiboot
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest_boot.h"
-#include "linux_boot.h"
+#include "run/guest_boot.h"
+#include "run/linux_boot.h"
 
 #define MEM_SIZE (32u << 20)
 #define CMDLINE "model=p6 vcpus=1"

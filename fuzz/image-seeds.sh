@@ -4,7 +4,7 @@
 # run-image), one image of each kind vpmu-run loads, made by the helpers of
 # tests/guests/images.sh: ELF32 and ELF64 multiboot, the a.out kludge, a flat
 # image, and small bzImages, so that the fuzzer starts inside the Linux boot
-# protocol's setup-header parser (tools/linux_boot.c) rather than having to
+# protocol's setup-header parser (tools/run/linux_boot.c) rather than having to
 # find "HdrS" at 0x202 by itself.
 set -e
 dir=${1:?usage: fuzz/image-seeds.sh DIR}

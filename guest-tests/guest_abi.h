@@ -17,7 +17,7 @@
  *
  * Ports (all OUT, from any vCPU):
  *   VPMU_PORT_SERIAL  8-bit: one byte of console output (COM1: a 16550A at
- *                     0x3F8-0x3FF with its interrupt on IRQ 4, tools/dev_uart.h;
+ *                     0x3F8-0x3FF with its interrupt on IRQ 4, tools/run/dev_uart.h;
  *                     its line-status register 0x3FD reads 0x60: always ready)
  *   VPMU_PORT_EXIT    8- or 32-bit: the guest is done; the low byte is vpmu-run's
  *                     exit status (0 = success), except that 124 and above become

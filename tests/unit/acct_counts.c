@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_formats.h"
+#include "accounting/acct_formats.h"
 #include "tap.h"
 
 static const struct {

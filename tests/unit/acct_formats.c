@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The accounting snapshot (tools/acct_snapshot.h) and its formats
+ * The accounting snapshot (tools/accounting/acct_snapshot.h) and its formats
  * (tools/acct_*.c) on snapshots built by hand and from libvpmu: two VMs, one
  * with KVM statistics on its vCPUs, an event the host cannot count, a rule
  * violation, a domain name that needs escaping, and a count above INT64_MAX.
@@ -17,11 +17,11 @@
 
 #include <json-c/json.h>
 
-#include "acct_buf.h"
-#include "acct_formats.h"
-#include "acct_keys.h"
+#include "accounting/acct_buf.h"
+#include "accounting/acct_formats.h"
+#include "accounting/acct_keys.h"
 #include "tap.h"
-#include "trace.h"
+#include "trace/trace.h"
 #include "vpmu/backend.h"
 
 #define DOM0 "a\"b\\c"            /* a"b\c */
@@ -956,7 +956,7 @@ static void test_read_malformed(void)
 	   "acct_read_json: NULL arguments: -EINVAL");
 }
 
-/* ---- domstats: the same keys as acct_domstats_walk (tools/acct_keys.h) ---- */
+/* ---- domstats: the same keys as acct_domstats_walk (tools/accounting/acct_keys.h) ---- */
 
 static int key_line(void *ctx, const struct acct_key *k)
 {
@@ -990,7 +990,7 @@ static void test_domstats_walk(void)
 }
 
 /* 120 VMs of 8 vCPUs: past acct_par_min_vcpus, and several units a format
- * (tools/acct_units.c); the two threads' output is the one thread's. */
+ * (tools/accounting/acct_units.c); the two threads' output is the one thread's. */
 static void test_threads(void)
 {
 	enum { NVM = 120, NV = 8 };

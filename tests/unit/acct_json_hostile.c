@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The accounting JSON against hostile input (tools/acct_json_read.c,
- * tools/acct_json.c, tools/acct_snapshot.c): a document over the reader's
+ * The accounting JSON against hostile input (tools/accounting/acct_json_read.c,
+ * tools/accounting/acct_json.c, tools/accounting/acct_snapshot.c): a document over the reader's
  * size cap (ACCT_JSON_MAX) is refused before it is parsed; strings that are
  * not UTF-8 (RFC 8259, section 8.1; The Unicode Standard, chapter 3, table
  * 3-7) are refused where a name comes in (the reader, acct_vm_begin) and
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_formats.h"
+#include "accounting/acct_formats.h"
 #include "vpmu/backend.h"
 #include "tap.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libvirt typed parameters of the accounting (tools/libvirt/acct_typed_params.c,
+ * libvirt typed parameters of the accounting (tools/accounting/libvirt/acct_typed_params.c,
  * docs/accounting.md).  A P6 VM is driven through the library with the sim
  * backend, doing what tests/accounting/two-vcpus.trace does: vCPU 0 counts
  * 5000 cycles on counter 0 and 1234 instructions on counter 1, reads both
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_formats.h"
-#include "acct_keys.h"
-#include "libvirt/acct_typed_params.h"
+#include "accounting/acct_formats.h"
+#include "accounting/acct_keys.h"
+#include "accounting/libvirt/acct_typed_params.h"
 #include "guest_msr.h"
 #include "tap.h"
 #include "vpmu/backend.h"

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CMOS clock model (tools/dev_rtc.c) as Linux's mc146818_get_time() and
+ * The CMOS clock model (tools/run/dev_rtc.c) as Linux's mc146818_get_time() and
  * hwclock use it, at fixed host times: 2000-02-29 13:45:07 UTC (a Tuesday of a
  * leap day; 951831907 s since the epoch) read in BCD and binary, 24- and
  * 12-hour mode; a clock the guest sets keeps running from what it wrote.
  */
-#include "dev_rtc.h"
+#include "run/dev_rtc.h"
 #include "tap.h"
 
 static uint8_t reg(struct rtc *r, uint8_t index, time_t now)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The 16550A model (tools/dev_uart.c) against what its clients do: Linux's
+ * The 16550A model (tools/run/dev_uart.c) against what its clients do: Linux's
  * 8250 probe (drivers/tty/serial/8250/8250_port.c, autoconfig()), its
  * interrupt-driven transmit and receive, and a bare-metal guest's polled
  * output (guest-tests/lib/console.c).  Expected values: the PC16550D data
@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "dev_uart.h"
+#include "run/dev_uart.h"
 #include "tap.h"
 
 enum { THR = 0, IER = 1, IIR = 2, FCR = 2, LCR = 3, MCR = 4, LSR = 5, MSR = 6, SCR = 7 };

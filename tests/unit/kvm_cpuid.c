@@ -10,7 +10,7 @@
 #include <linux/kvm.h>
 #include <string.h>
 
-#include "kvm_pvclock.h"
+#include "run/kvm_pvclock.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 #include "vpmu/kvm_x86.h"
@@ -178,7 +178,7 @@ int main(void)
 	ok(vpmu_kvm_vcpu_stats(NULL) == NULL, "vpmu_kvm_vcpu_stats(NULL): NULL");
 	vpmu_kvm_vcpu_destroy(NULL);
 	ok(1, "vpmu_kvm_vcpu_destroy(NULL) is a no-op");
-	/* kvmclock for vpmu-run's Linux guests (tools/kvm_pvclock.c): Linux
+	/* kvmclock for vpmu-run's Linux guests (tools/run/kvm_pvclock.c): Linux
 	 * Documentation/virt/kvm/x86/cpuid.rst gives the signature and bits. */
 	struct kvm_cpuid_entry2 pv[10];
 	memset(pv, 0, sizeof(pv));

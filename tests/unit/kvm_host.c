@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/kvm_host.c: the messages vpmu-run gives when KVM is not usable, each
+ * tools/run/kvm_host.c: the messages vpmu-run gives when KVM is not usable, each
  * with its cause and its fix: no permission on /dev/kvm (the kvm group, not
  * scripts/kvm-env, which is no fix there and is not installed), no /dev/kvm,
  * and a KVM internal error on kvm_pvm, told apart from hardware KVM in a
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kvm_host.h"
+#include "run/kvm_host.h"
 #include "tap.h"
 
 static char root[64];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vpmu-run's Linux loader (tools/linux_boot.c) against the 32-bit boot
+ * vpmu-run's Linux loader (tools/run/linux_boot.c) against the 32-bit boot
  * protocol (Linux Documentation/arch/x86/boot.rst, zero-page.rst), on a
  * hand-made bzImage whose setup header has the values Debian's 6.1 kernels
  * carry (protocol 2.15, 39 setup sectors, code32_start 0x100000, cmdline_size
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linux_boot.h"
+#include "run/linux_boot.h"
 #include "tap.h"
 
 #define MIB (1u << 20)

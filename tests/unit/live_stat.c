@@ -2,7 +2,7 @@
 /*
  * The live accounting path (docs/accounting.md, "Live view"): vCPU threads
  * publishing snapshots on request (vmm-glue/kvm_live.h, as the KVM glue does
- * before each entry), the socket server (tools/stat_server.h) answering many
+ * before each entry), the socket server (tools/live/stat_server.h) answering many
  * clients at once from those snapshots, and vpmu-stat's client
  * (tools/stat/stat_client.h) parsing the answers back.  make check also runs
  * it under ThreadSanitizer (tests/tsan.t): the vCPU threads never wait for a
@@ -28,11 +28,11 @@
 #include <unistd.h>
 
 #include "../../vmm-glue/kvm_live.h"
-#include "acct_snapshot.h"
+#include "accounting/acct_snapshot.h"
 #include "stat/stat_client.h"
 #include "stat/stat_export.h"
-#include "stat_dir.h"
-#include "stat_server.h"
+#include "live/stat_dir.h"
+#include "live/stat_server.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The MP table (tools/mptable.c) read back the way Linux's mpparse.c reads it
+ * The MP table (tools/run/mptable.c) read back the way Linux's mpparse.c reads it
  * (MultiProcessor Specification 1.4, chapter 4): the floating pointer and the
  * table both sum to zero, the table holds the vCPUs (the first the boot
  * processor), one ISA bus, the I/O APIC at 0xFEC00000 and ISA IRQ n on its pin
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mptable.h"
+#include "run/mptable.h"
 #include "tap.h"
 
 static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }

@@ -2,7 +2,7 @@
 /*
  * vpmu-run's command line (docs/vpmu-run.md, "Options"): getopt_long(3), so
  * that every option with a value takes it as "--opt VALUE" or "--opt=VALUE",
- * and the GNU conventions of tools/cli.h for --help, --version and usage
+ * and the GNU conventions of tools/common/cli.h for --help, --version and usage
  * errors.  Everything that can be decided without KVM is decided here, with
  * exit status 2.
  */
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "stat_dir.h"
+#include "common/cli.h"
+#include "live/stat_dir.h"
 #include "vpmu_run.h"
 
 #define PROG "vpmu-run"

@@ -7,7 +7,7 @@
  * than guest memory.  So it is opened with O_NONBLOCK (open(2): a FIFO's
  * read-only open then returns at once), and fstat(2) decides before a byte is
  * read: a regular file, not empty, and no larger than guest memory, since
- * every loader copies the file into it (tools/guest_boot.c, linux_boot.c).
+ * every loader copies the file into it (tools/run/guest_boot.c, linux_boot.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vpmu-run's shared state (tools/vpmu-run.c: options, boot, vCPU threads;
+ * vpmu-run's shared state (tools/run/vpmu-run.c: options, boot, vCPU threads;
  * tools/run/run_io.c: port I/O, ucalls, the end of a run; tools/run/run_file.c: the
  * input files).  Not an interface.
  */
@@ -17,7 +17,7 @@
 #include "vpmu/backend.h"
 #include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"
-#include "acct_snapshot.h"
+#include "accounting/acct_formats.h"
 #include "dev_rtc.h"
 #include "dev_uart.h"
 

@@ -60,7 +60,7 @@ int stat_list(const char *dir, char (**names)[STAT_NAME_MAX + 1], char *err, siz
 
 /*
  * Asking many VMs at once: a VM answers when its vCPU threads have (tens of
- * ms when one must be kicked out of the guest: tools/live_vm.h), so an
+ * ms when one must be kicked out of the guest: tools/live/live_vm.h), so an
  * exporter that asked 1,000 VMs one after another would wait for each in turn.
  * Up to STAT_FETCH_PARALLEL sockets are open at a time, all polled.
  */

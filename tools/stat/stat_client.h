@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* vpmu-stat's side of the live accounting sockets (tools/stat_server.h). */
+/* vpmu-stat's side of the live accounting sockets (tools/live/stat_server.h). */
 #ifndef VPMU_TOOLS_STAT_CLIENT_H
 #define VPMU_TOOLS_STAT_CLIENT_H
 
 #include <stddef.h>
 
-#include "acct_snapshot.h"
-#include "stat_dir.h"
+#include "accounting/acct_formats.h"
+#include "live/stat_dir.h"
 
 #define STAT_CLIENT_TIMEOUT_S 5
 #define STAT_ANSWER_MAX (16u << 20)   /* a snapshot of 64 vCPUs is ~100 KB */

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "acct_snapshot.h"
+#include "accounting/acct_snapshot.h"
 
 /* Prints the rows of one interval: what each VM of now[] did since the
  * snapshot of the same name in before[] (a VM new in now[] prints nothing

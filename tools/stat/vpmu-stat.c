@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "common/cli.h"
 #include "stat_client.h"
 #include "stat_export.h"
 #include "stat_view.h"

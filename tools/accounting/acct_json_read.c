@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The JSON accounting read back into snapshots (acct_read_json), with json-c:
- * docs/accounting.md's schema 1, as tools/acct_json.c writes it.  Everything
+ * docs/accounting.md's schema 1, as tools/accounting/acct_json.c writes it.  Everything
  * the formats print comes back, so that a parsed snapshot writes, in any
  * format, what the snapshot it was written from wrote.
  *

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "vpmu/vpmu.h"
-#include "acct_snapshot.h"
+#include "accounting/acct_formats.h"
 #include "cli.h"
 
 void cli_init(char **argv, const char *prog)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "acct_snapshot.h"
+#include "accounting/acct_formats.h"
 
 struct trace_result {
 	unsigned checks;     /* expectations evaluated */

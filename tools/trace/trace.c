@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_formats.h"
+#include "accounting/acct_formats.h"
 #include "trace.h"
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "acct_snapshot.h"
+#include "accounting/acct_formats.h"
 #include "vpmu/kvm_x86.h"
 
 #define LIVE_WAIT_MS 10

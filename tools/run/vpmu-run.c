@@ -26,12 +26,12 @@
 #include "vpmu/backend.h"
 #include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"
-#include "../guest-tests/guest_abi.h"
-#include "accounting.h"
-#include "cli.h"
-#include "live_vm.h"
-#include "stat_dir.h"
-#include "acct_formats.h"
+#include "../../guest-tests/guest_abi.h"
+#include "run_accounting.h"
+#include "common/cli.h"
+#include "live/live_vm.h"
+#include "live/stat_dir.h"
+#include "accounting/acct_formats.h"
 #include "console_input.h"
 #include "dev_rtc.h"
 #include "dev_uart.h"
@@ -40,29 +40,7 @@
 #include "kvm_host.h"
 #include "kvm_pvclock.h"
 #include "mptable.h"
-#include "run/vpmu_run.h"
-
-
-/* Ends the run with `status` (the first caller wins) and kicks every vCPU. */
-void run_finish(struct run *rn, int status, const char *fmt, ...)
-{
-	pthread_mutex_lock(&rn->lock);
-	if (!rn->done) {
-		rn->done = true;
-		rn->status = status;
-		if (fmt) {
-			va_list ap;
-			va_start(ap, fmt);
-			vsnprintf(rn->why, sizeof(rn->why), fmt, ap);
-			va_end(ap);
-		}
-		pthread_cond_broadcast(&rn->done_cv);
-	}
-	pthread_mutex_unlock(&rn->lock);
-	for (unsigned i = 0; i < rn->o.vcpus; i++)
-		if (rn->cpu[i].thread)
-			pthread_kill(rn->cpu[i].thread, KICK_SIGNAL);
-}
+#include "vpmu_run.h"
 
 static bool run_done(struct run *rn)
 {
@@ -116,7 +94,7 @@ static void *vcpu_thread(void *arg)
 		return NULL;
 	}
 	/* Linux on a legacy model's CPUID cannot calibrate its TSC under nested
-	 * KVM: kvmclock gives it the rate (tools/kvm_pvclock.h). */
+	 * KVM: kvmclock gives it the rate (tools/run/kvm_pvclock.h). */
 	if (rn->o.kernel && !rn->o.no_kvmclock &&
 	    kvm_pvclock_present(c->fd, rn->pvm, c->index, c->err, sizeof(c->err)) < 0) {
 		run_finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);

@@ -10,7 +10,7 @@
 
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
-#include "cli.h"
+#include "common/cli.h"
 
 #define PROG "vpmu-events"
 

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "acct_snapshot.h"
+#include "accounting/acct_formats.h"
 #include "vpmu/backend.h"
 #include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Prometheus format's insides, shared by tools/acct_prom.c (the families
- * and their lines) and tools/acct_prom_gather.c (the columns the lines are
+ * The Prometheus format's insides, shared by tools/accounting/acct_prom.c (the families
+ * and their lines) and tools/accounting/acct_prom_gather.c (the columns the lines are
  * made of, and the cut into units for acct_buf_units).  Not an interface.
  */
 #ifndef VPMU_TOOLS_ACCT_PROM_H

@@ -37,7 +37,7 @@
  * a sample costs a few fixed-size copies and a decimal conversion.  The
  * families are cut into units of about ACCT_UNIT_BYTES (a family over a range
  * of VMs: acct_prom_plan()) that two threads format while the calling one writes them in
- * order (acct_buf_units, tools/acct_units.c), so the output is the same bytes
+ * order (acct_buf_units, tools/accounting/acct_units.c), so the output is the same bytes
  * whichever thread formats what.
  */
 #include <assert.h>

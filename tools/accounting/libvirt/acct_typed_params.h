@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A VM's accounting snapshot (tools/acct_snapshot.h) as libvirt typed
+ * A VM's accounting snapshot (tools/accounting/acct_snapshot.h) as libvirt typed
  * parameters, for a VMM or a libvirt driver that answers
  * virConnectGetAllDomainStats: the keys of the domstats format
- * (docs/accounting.md), from the same walk (tools/acct_keys.h), built with
+ * (docs/accounting.md), from the same walk (tools/accounting/acct_keys.h), built with
  * libvirt's own virTypedParamsAdd* and typed as libvirt types its perf group
  * (perf.* VIR_TYPED_PARAM_ULLONG, include/libvirt/libvirt-domain.h).
  *
@@ -15,7 +15,7 @@
 
 #include <libvirt/libvirt.h>
 
-#include "acct_snapshot.h"
+#include "accounting/acct_snapshot.h"
 
 /*
  * *params gets vm's accounting, *nparams of them, in domstats order; free them

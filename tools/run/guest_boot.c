@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "../guest-tests/guest_abi.h"
+#include "../../guest-tests/guest_abi.h"
 #include "boot_x86.h"
 #include "guest_boot.h"
 

@@ -94,6 +94,8 @@ int acct_vm_add_vcpu(struct acct_vm *out, unsigned index, const struct vpmu_tota
 		     const struct vpmu_kvm_stats *kvm);
 /* Frees what the snapshot holds and zeroes it; safe on a zeroed one, and twice. */
 void acct_vm_release(struct acct_vm *vm);
+/* n snapshots in one array (acct_read_json's), and the array. */
+void acct_vms_release(struct acct_vm *vms, unsigned n);
 
 /* Collects vm's snapshot (host: where its events come from): acct_vm_begin,
  * then vpmu_vcpu_totals once per existing vCPU and acct_vm_add_vcpu.  kvm,
@@ -102,19 +104,6 @@ void acct_vm_release(struct acct_vm *vm);
 int acct_collect(struct acct_vm *out, const char *name, struct vpmu_vm *vm,
 		 const struct vpmu_host *host, const struct vpmu_kvm_stats *const *kvm);
 
-/*
- * Parses JSON of docs/accounting.md's schema 1 (text: len bytes, no NUL
- * needed) back into snapshots: *vms gets an array of *n of them (release with
- * acct_vms_release), and writing them in any format gives what writing the
- * snapshots the JSON was written from gave.  0; -EINVAL with a message in err
- * (errlen bytes) for anything malformed, a string that is not UTF-8, or more
- * than ACCT_JSON_MAX bytes (before parsing); -ENOMEM.  Nothing is left allocated
- * on failure (*vms NULL, *n 0).
- */
-#define ACCT_JSON_MAX (16u << 20)   /* the largest document acct_read_json reads */
-int acct_read_json(const char *text, size_t len, struct acct_vm **vms, unsigned *n,
-		   char *err, size_t errlen);
-void acct_vms_release(struct acct_vm *vms, unsigned n);
 
 /* Whether the host counts event ev at all ("not countable on this host"
  * otherwise: formats never print a number for it). */
@@ -122,15 +111,5 @@ static inline bool acct_countable(const struct acct_vm *vm, enum vpmu_event ev)
 {
 	return vm->source[ev] != VPMU_COUNT_NONE;
 }
-
-/* The formats: every one writes all the VMs given, and returns 0 or -errno. */
-enum acct_format {
-	ACCT_TEXT,        /* the human-readable blocks (vpmu-run's and vpmu-trace's) */
-	ACCT_DOMSTATS,    /* "vpmu.cpu_cycles=N" lines laid out as virsh domstats prints them */
-	ACCT_PROMETHEUS,  /* the Prometheus text exposition format */
-	ACCT_JSON,        /* docs/accounting.md's schema */
-};
-int acct_format_from_name(const char *name);   /* enum acct_format, or -1 */
-int acct_write(FILE *out, enum acct_format f, const struct acct_vm *vms, unsigned n);
 
 #endif

@@ -4,8 +4,8 @@
  * (libvirt's virsh-domain-monitor.c, virshDomainStatsPrintRecord: "Domain:
  * 'NAME'", then "  KEY=VALUE" per typed parameter, a number in decimal, a
  * string as it is).  The keys, their order and their values are
- * acct_domstats_walk's (tools/acct_keys.c), the one walk the libvirt typed
- * parameters (tools/libvirt/acct_typed_params.c) are built from too, so this
+ * acct_domstats_walk's (tools/accounting/acct_keys.c), the one walk the libvirt typed
+ * parameters (tools/accounting/libvirt/acct_typed_params.c) are built from too, so this
  * text is what virsh prints for those parameters (docs/accounting.md;
  * tests/unit/acct_typed_params.c compares the two).  The walk copies rather
  * than formats, and the lines go through acct_buf (acct_buf.h), because

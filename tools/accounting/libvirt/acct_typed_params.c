@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "acct_keys.h"
-#include "libvirt/acct_typed_params.h"
+#include "accounting/acct_keys.h"
+#include "acct_typed_params.h"
 
 struct build {
 	virTypedParameterPtr params;

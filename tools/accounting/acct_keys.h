@@ -2,8 +2,8 @@
 /*
  * The keys of a VM's accounting in libvirt's form (docs/accounting.md,
  * "domstats: libvirt's form, vpmu's keys"), walked once for every consumer: the domstats
- * text (tools/acct_domstats.c) and libvirt typed parameters
- * (tools/libvirt/acct_typed_params.c) both print what this walker yields, so
+ * text (tools/accounting/acct_domstats.c) and libvirt typed parameters
+ * (tools/accounting/libvirt/acct_typed_params.c) both print what this walker yields, so
  * their keys cannot drift apart.
  */
 #ifndef VPMU_TOOLS_ACCT_KEYS_H
@@ -41,7 +41,7 @@ struct acct_key {
  * Calls fn(ctx, k) for every key of vm, in the order `virsh domstats --perf`
  * would print them; k and its strings live until fn returns.  Keys are built
  * by copying, not formatting, because the domstats text of 1,000 VMs goes
- * through here (issue 10's 10 ms, tools/acct_buf.h).  Returns 0, the first
+ * through here (issue 10's 10 ms, tools/accounting/acct_buf.h).  Returns 0, the first
  * nonzero value fn returns (the walk stops there), -EINVAL for a NULL
  * argument or a model name without its NUL, or -ENAMETOOLONG for a key of
  * ACCT_KEY_MAX bytes or more.

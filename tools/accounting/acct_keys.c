@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one list of a VM's libvirt-style accounting keys (tools/acct_keys.h,
+ * The one list of a VM's libvirt-style accounting keys (tools/accounting/acct_keys.h,
  * docs/accounting.md "domstats: libvirt's form, vpmu's keys").  Every key is
  * under "vpmu.": libvirt's perf.* keys mean what libvirt measures, host perf
  * events on the domain's threads, and these are what the guest's own virtual

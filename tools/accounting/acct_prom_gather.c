@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Prometheus format's columns and units (tools/acct_prom.h): the values
+ * The Prometheus format's columns and units (tools/accounting/acct_prom.h): the values
  * of every vCPU copied out of the snapshots once, so that the families read
  * them in order rather than 660 bytes apart (docs/performance.md "Accounting
  * export at scale").

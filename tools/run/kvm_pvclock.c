@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* kvmclock for vpmu-run's Linux guests (tools/kvm_pvclock.h). */
+/* kvmclock for vpmu-run's Linux guests (tools/run/kvm_pvclock.h). */
 #include <errno.h>
 #include <linux/kvm.h>
 #include <linux/kvm_para.h>

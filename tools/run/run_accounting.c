@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accounting.h"
+#include "run_accounting.h"
 
 /* How the host counts each generic event (hardware, task clock, not at all). */
 static void accounting_print_sources(FILE *out, const struct vpmu_host *host)
