@@ -105,9 +105,12 @@ $(B)/bin/vpmu-run: $(B)/obj/tools/vpmu-run.o $(RUN_SRC:%.c=$(B)/obj/%.o) $(TOOL_
 
 # vpmu-stat (tools/stat/: the live view and the Prometheus exporter) is the
 # one program with libmicrohttpd, which has no usable static link in Debian.
+# --web.config.file: libyaml parses it, libcrypt (libxcrypt) checks bcrypt.
 STAT_SRC := $(wildcard tools/stat/*.c)
-STAT_LDLIBS := -lmicrohttpd
+STAT_LDLIBS := -lmicrohttpd -lyaml -lcrypt
 $(STAT_SRC:%.c=$(B)/obj/%.o): $(wildcard tools/stat/*.h)
+# vpmu_build_info's version label.
+$(STAT_SRC:%.c=$(B)/obj/%.o): CPPFLAGS += -DVPMU_VERSION_STRING='"$(VERSION)"'
 $(B)/bin/vpmu-stat: $(STAT_SRC:%.c=$(B)/obj/%.o) $(TOOL_LIB_SRC:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(STAT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)

@@ -8,7 +8,8 @@
  *   vpmu-stat --interval MS [--count N] [--per-vcpu] [--top] [NAME...]
  *                                         per-second rates every MS ms (perf stat -I);
  *                                         --top redraws one screen instead (top)
- *   vpmu-stat --listen ADDR:PORT          a Prometheus exporter: /metrics for every VM
+ *   vpmu-stat --listen [ADDR][:PORT] [--web.config.file FILE] [--scrape-timeout MS]
+ *                                         a Prometheus exporter: /metrics for every VM
  *   vpmu-stat --textfile DIR [--interval MS [--count N]]
  *                                         DIR/vpmu.prom for node_exporter, atomically
  */
@@ -22,13 +23,16 @@
 #include "cli.h"
 #include "stat_client.h"
 #include "stat_export.h"
+#include "stat_http.h"
 #include "stat_view.h"
 
 struct opts {
 	int format;                 /* enum acct_format */
 	bool list, per_vcpu, top;
-	unsigned interval_ms, count;
-	const char *listen, *textfile;
+	unsigned interval_ms, count, scrape_ms;
+	bool listen;
+	const char *textfile, *web_config;
+	struct export_addr addr;
 	char **names;
 	unsigned nnames;
 };
@@ -39,7 +43,7 @@ static void usage(void)
 		"usage: vpmu-stat [--format text|domstats|prometheus|json] [NAME...]\n"
 		"       vpmu-stat --list\n"
 		"       vpmu-stat --interval MS [--count N] [--per-vcpu] [--top] [NAME...]\n"
-		"       vpmu-stat --listen ADDR:PORT\n"
+		"       vpmu-stat --listen [ADDR][:PORT] [--web.config.file FILE] [--scrape-timeout MS]\n"
 		"       vpmu-stat --textfile DIR [--interval MS [--count N]]\n"
 		"  The accounting of the VMs that vpmu-run --name NAME runs, from their sockets in\n"
 		"  $VPMU_RUNTIME_DIR, $XDG_RUNTIME_DIR/vpmu or /run/vpmu (docs/accounting.md).\n");
@@ -70,8 +74,21 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->interval_ms = cli_uint("vpmu-stat", argv[++i], "--interval", 10, 3600000);
 		} else if (!strcmp(a, "--count") && more) {
 			o->count = cli_uint("vpmu-stat", argv[++i], "--count", 1, 1000000000);
-		} else if (!strcmp(a, "--listen") && more) {
-			o->listen = argv[++i];
+		} else if (!strcmp(a, "--listen") || (!strcmp(a, "--web.listen-address") && more)) {
+			/* The address may be left out (every address, the default
+			 * port): the next word is one unless it is an option. */
+			const char *v = more && argv[i + 1][0] != '-' ? argv[++i] : NULL;
+			char err[320];
+			if (export_addr_parse(v, &o->addr, err, sizeof(err)) < 0) {
+				fprintf(stderr, "vpmu-stat: --listen %s (want :PORT, HOST:PORT or [IPV6]:PORT; "
+					"the default port is %d)\n", err, EXPORT_DEFAULT_PORT);
+				exit(2);
+			}
+			o->listen = true;
+		} else if (!strcmp(a, "--web.config.file") && more) {
+			o->web_config = argv[++i];
+		} else if (!strcmp(a, "--scrape-timeout") && more) {
+			o->scrape_ms = cli_uint("vpmu-stat", argv[++i], "--scrape-timeout", 100, 600000);
 		} else if (!strcmp(a, "--textfile") && more) {
 			o->textfile = argv[++i];
 		} else {
@@ -85,7 +102,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			fprintf(stderr, "vpmu-stat: '%s' is not a VM name\n", o->names[k]);
 			exit(2);
 		}
-	if ((o->list + !!o->listen + !!o->textfile) > 1 || (o->count && !o->interval_ms) ||
+	if ((o->list + o->listen + !!o->textfile) > 1 || (o->count && !o->interval_ms) ||
+	    ((o->web_config || o->scrape_ms) && !o->listen) ||
 	    ((o->list || o->listen || o->textfile) && o->nnames) ||
 	    ((o->list || o->listen) && o->interval_ms) || (o->top && (!o->interval_ms || o->textfile)))
 		usage();
@@ -171,6 +189,21 @@ static int textfile(const struct opts *o, const char *dir)
 	}
 }
 
+static int serve(const struct opts *o, const char *dir)
+{
+	struct web_config wc = { 0 };
+	char err[512];
+	if (o->web_config && web_config_load(o->web_config, &wc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "vpmu-stat: --web.config.file %s\n", err);
+		return 1;
+	}
+	struct export_http h = { .dir = dir, .addr = o->addr, .web = o->web_config ? &wc : NULL,
+				 .scrape_timeout_ms = o->scrape_ms ? o->scrape_ms : EXPORT_SCRAPE_MS };
+	int r = export_listen(&h);
+	web_config_release(&wc);
+	return r < 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -186,7 +219,7 @@ int main(int argc, char **argv)
 	if (o.list)
 		return list_vms(dir);
 	if (o.listen)
-		return export_listen(dir, o.listen) < 0;
+		return serve(&o, dir);
 	if (o.textfile)
 		return textfile(&o, dir);
 	if (o.interval_ms)
