@@ -32,6 +32,9 @@ check 2 '--vcpus must be a number from 1 to 16' "vCPU count out of range" -- --v
 check 2 '--vcpus must be a number' "vCPU count not a number" -- --vcpus 2x "$tmp/flat.bin"
 check 2 '--timeout must be a number' "timeout not a number" -- --timeout -5 "$tmp/flat.bin"
 check 2 "--backend must be perf or sim, not 'papi'" "unknown backend" -- --backend papi "$tmp/flat.bin"
+check 2 "--stat-group: no group 'no-such-group-vpmu'" "--stat-group of an unknown group: named, status 2" -- \
+	--name web1 --stat-group no-such-group-vpmu "$tmp/flat.bin"
+check 2 '^usage: vpmu-run' "--stat-group without --name: usage" -- --stat-group 0 "$tmp/flat.bin"
 check 125 "cannot read guest image $tmp/missing.bin" "missing image file, status 125" -- "$tmp/missing.bin"
 : >"$tmp/empty.bin"
 check 125 "cannot read guest image .*empty" "empty image refused" -- "$tmp/empty.bin"

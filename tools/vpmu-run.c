@@ -49,7 +49,7 @@ static void usage(void)
 		"                [--pmu-version N] [--nr-general N] [--nr-fixed N]\n"
 		"                [--backend perf|sim] [--no-host-pmu] [--null-pmu] [--mem MB] [--timeout S]\n"
 		"                [--tap] [--console-input] [--accounting text|domstats|prometheus|json]\n"
-		"                [--name NAME]\n"
+		"                [--name NAME [--stat-group GROUP]]\n"
 		"                [--append WORDS] IMAGE\n"
 		"       vpmu-run [options] --kernel bzImage [--initrd FILE] [--append CMDLINE]\n"
 		"                [--no-kvmclock]\n"
@@ -121,6 +121,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				exit(2);
 			}
 		}
+		else if (!strcmp(a, "--stat-group") && more) {
+			char err[160];
+			if (stat_group_parse(argv[++i], &o->stat_group, err, sizeof(err)) < 0) {
+				fprintf(stderr, "vpmu-run: --stat-group: %s\n", err);
+				exit(2);
+			}
+			o->stat_shared = true;
+		}
 		else if (!strcmp(a, "--strict"))
 			o->strict = true;
 		else if (!strcmp(a, "--ht"))
@@ -140,7 +148,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	/* An IMAGE, or a Linux kernel (QEMU's -kernel/-initrd/-append); kvmclock
 	 * is for Linux guests only. */
-	if (!o->image == !o->kernel || ((o->initrd || o->no_kvmclock) && !o->kernel))
+	if (!o->image == !o->kernel || ((o->initrd || o->no_kvmclock) && !o->kernel) ||
+	    (o->stat_shared && !o->name))
 		usage();
 	if (o->kernel && !o->mem_given)
 		o->mem_mb = 256;   /* a 686 kernel needs ~48 MiB, amd64 ~96 MiB, plus the initrd */
@@ -564,7 +573,8 @@ static int boot(struct run *rn)
 	struct stat_server *server = NULL;
 	if (serve) {
 		live = (struct live_vm){ .name = rn->o.name, .vm = rn->pvm, .host = rn->host,
-					 .kick_signal = KICK_SIGNAL, .nr_vcpus = rn->o.vcpus };
+					 .kick_signal = KICK_SIGNAL, .nr_vcpus = rn->o.vcpus,
+					 .shared = rn->o.stat_shared, .group = rn->o.stat_group };
 		for (unsigned i = 0; i < rn->o.vcpus; i++)
 			live.vcpu[i] = (struct live_vcpu){ .kv = rn->cpu[i].kv,
 							   .thread = rn->cpu[i].thread };

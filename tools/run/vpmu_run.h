@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "vpmu/backend.h"
@@ -42,6 +43,8 @@ struct opts {
 	                      that does nothing (VPMU_UCALL_NULL_PMU, bench/kvm-exits.sh) */
 	enum acct_format accounting;  /* --accounting FORMAT at exit (docs/accounting.md) */
 	const char *name;  /* --name NAME: the live accounting socket (vpmu-stat) */
+	bool stat_shared;  /* --stat-group G: G's members may read the socket too */
+	gid_t stat_group;
 };
 
 struct vcpu_ctx {
