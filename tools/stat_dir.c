@@ -97,6 +97,9 @@ int stat_group_parse(const char *s, gid_t *gid, char *err, size_t errlen)
 		*gid = (gid_t)n;
 		return 0;
 	}
+	/* Through NSS: the static vpmu-run of the nested tier links with glibc's
+	 * warning that NSS needs its shared libraries at run time; a number
+	 * needs none. */
 	int r = getgrnam_r(s, &gr, buf, sizeof(buf), &res);
 	if (r || !res)
 		return stat_fail(err, errlen, EINVAL, "no group '%s'%s%s", s, r ? ": " : "",

@@ -205,6 +205,8 @@ int stat_fetch(const char *dir, const char *name, struct acct_vm *out, char *err
 {
 	struct ask q = { .name = name };
 	ask_all(dir, &q, 1, out, now_ms() + STAT_CLIENT_TIMEOUT_S * 1000L);
+	if (q.r == -ETIMEDOUT)
+		snprintf(q.err, sizeof(q.err), "no answer within %d s", STAT_CLIENT_TIMEOUT_S);
 	if (q.r < 0)
 		stat_fail(err, errlen, -q.r, "%s: %s", name, q.err);
 	return q.r;
@@ -259,6 +261,8 @@ int stat_fetch_all_within(const char *dir, char *const *names, unsigned nnames, 
 			 * all: no VM runs there. */
 			if (!nnames && q[i].r == -ECONNREFUSED)
 				continue;
+			if (q[i].r == -ETIMEDOUT)
+				snprintf(q[i].err, sizeof(q[i].err), "no answer within %u ms", timeout_ms);
 			(*failed)++;
 			fprintf(log, "vpmu-stat: %s: %s\n", q[i].name, q[i].err);
 			if (on_fail)
