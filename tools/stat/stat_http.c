@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,14 @@ struct server {
 	struct tracked t[2 * EXPORT_MAX_CONNECTIONS];   /* closed ones linger a moment */
 	int stop[2];
 	atomic_uint cut;
+	pthread_mutex_t log_lock;    /* libmicrohttpd's messages, EXPORT_LOG_PER_S a second */
+	uint64_t log_sec;
+	unsigned log_n, log_dropped;
 };
+
+/* libmicrohttpd says something of every connection it closes on an error:
+ * under a flood of bad clients, a line each would flood the journal too. */
+#define EXPORT_LOG_PER_S 5
 
 static uint64_t now_ms(void)
 {
@@ -63,6 +71,36 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		((struct tracked *)*socket_context)->fd = -1;
 		*socket_context = NULL;
 	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void log_limited(void *cls, const char *fmt, va_list ap)
+{
+	struct server *s = cls;
+	uint64_t sec = now_ms() / 1000;
+	pthread_mutex_lock(&s->log_lock);
+	if (sec != s->log_sec) {
+		if (s->log_dropped)
+			fprintf(stderr, "vpmu-stat: %u more libmicrohttpd message(s) left out\n", s->log_dropped);
+		s->log_sec = sec;
+		s->log_n = s->log_dropped = 0;
+	}
+	if (s->log_n++ < EXPORT_LOG_PER_S) {
+		fputs("vpmu-stat: libmicrohttpd: ", stderr);
+		vfprintf(stderr, fmt, ap);
+	} else {
+		s->log_dropped++;
+	}
+	pthread_mutex_unlock(&s->log_lock);
+}
+
+/* A scrape waits up to ms on its VMs: its connection's deadline makes room. */
+static void make_room(struct server *s, struct MHD_Connection *c, unsigned ms)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	pthread_mutex_lock(&s->lock);
+	if (ci && ci->socket_context)
+		((struct tracked *)ci->socket_context)->deadline += ms;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -153,7 +191,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	(void)version;
 	(void)upload;
 	(void)state;
-	const struct server *s = cls;
+	struct server *s = cls;
 	static char not_found[] = "Not found: the metrics are at /metrics\n";
 	static char bad_method[] = "Only GET and HEAD\n";
 	static char denied[] = "Unauthorized\n";
@@ -183,7 +221,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			     MHD_RESPMEM_PERSISTENT);
 	char *buf = NULL;
 	size_t len = 0;
-	if (export_metrics_within(s->h->dir, scrape_deadline(c, s->h->scrape_timeout_ms), &buf, &len) < 0) {
+	unsigned deadline = scrape_deadline(c, s->h->scrape_timeout_ms);
+	make_room(s, c, deadline);
+	if (export_metrics_within(s->h->dir, deadline, &buf, &len) < 0) {
 		static char failed[] = "vpmu-stat: cannot read the VMs' accounting\n";
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", failed,
 			     strlen(failed), MHD_RESPMEM_PERSISTENT);
@@ -212,14 +252,16 @@ static struct MHD_Daemon *start(struct server *s, const struct sockaddr *sa, uns
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)EXPORT_IDLE_S,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 << 10),
 			MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s,
-			MHD_OPTION_NOTIFY_COMPLETED, request_completed, s, MHD_OPTION_END);
+			MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
+			MHD_OPTION_EXTERNAL_LOGGER, log_limited, s, MHD_OPTION_END);
 	return MHD_start_daemon(flags, port, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, sa,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)EXPORT_MAX_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)EXPORT_MAX_PER_IP,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)EXPORT_IDLE_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 << 10),
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s,
-		MHD_OPTION_NOTIFY_COMPLETED, request_completed, s, MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
+		MHD_OPTION_EXTERNAL_LOGGER, log_limited, s, MHD_OPTION_END);
 }
 
 int export_listen(const struct export_http *h)
@@ -233,6 +275,7 @@ int export_listen(const struct export_http *h)
 	for (unsigned i = 0; i < sizeof(s.t) / sizeof(s.t[0]); i++)
 		s.t[i].fd = -1;
 	pthread_mutex_init(&s.lock, NULL);
+	pthread_mutex_init(&s.log_lock, NULL);
 	/* Blocked before any thread starts, so that all inherit the mask and
 	 * sigwait() below receives them; a client gone mid-answer is an
 	 * error return, not SIGPIPE. */
@@ -278,6 +321,7 @@ int export_listen(const struct export_http *h)
 	close(s.stop[0]);
 	close(s.stop[1]);
 	pthread_mutex_destroy(&s.lock);
+	pthread_mutex_destroy(&s.log_lock);
 	if (d)
 		fprintf(stderr, "vpmu-stat: stopped; %u connection(s) cut at their %d s deadline\n",
 			atomic_load(&s.cut), EXPORT_REQUEST_S);
