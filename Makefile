@@ -149,7 +149,8 @@ SANB := build/san
 TSANB := build/tsan
 check: deps
 	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN) $(CHECKS)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
-	$(MAKE) --no-print-directory B=$(TSANB) EXTRA_CFLAGS="-fsanitize=thread $(CHECKS)" CFLAGS="-O1 -g" $(TSANB)/tests/model_contract $(TSANB)/tests/live_stat $(TSANB)/tests/p4_ht $(TSANB)/tests/kvm_glue
+	$(MAKE) --no-print-directory B=$(TSANB) EXTRA_CFLAGS="-fsanitize=thread $(CHECKS)" CFLAGS="-O1 -g" $(TSANB)/tests/model_contract $(TSANB)/tests/live_stat $(TSANB)/tests/p4_ht $(TSANB)/tests/kvm_glue \
+		$(TSANB)/bin/vpmu-stat $(TSANB)/bin/vpmu-trace
 	$(MAKE) --no-print-directory kvm-programs guests
 	VPMU_BUILD=$(SANB) VPMU_TSAN_BUILD=$(TSANB) VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
 test: check

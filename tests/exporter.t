@@ -36,7 +36,13 @@ start() {
 	done
 	grep -q serving "$tmp/exp.err"
 }
-stop() { kill -TERM "$exp" 2>/dev/null; wait "$exp" 2>/dev/null; }
+# Stops it; a sanitizer's report in what it said (tests/tsan.t runs this
+# test on a ThreadSanitizer build) fails the test.
+stop() {
+	kill -TERM "$exp" 2>/dev/null
+	wait "$exp" 2>/dev/null
+	if grep -q 'Sanitizer' "$tmp/exp.err"; then ok 1 "vpmu-stat's sanitizer found something" "$tmp/exp.err"; fi
+}
 
 usage() { # usage REGEX DESCRIPTION -- ARGS...
 	re=$1 what=$2
@@ -156,6 +162,8 @@ t=$(cut -d' ' -f2 "$tmp/long.code")
 ok $(grep -q '^200' "$tmp/long.code" && awk "BEGIN{exit !($t >= 10.9)}" && grep -qx 'vpmu_vm_up{domain="dom1"} 1' "$tmp/long"; echo $?) \
 	"a scrape of --scrape-timeout 11000 beside the silent VM is answered after $t s, not cut at 10 s" "$tmp/long.code"
 kill -TERM "$exp2"
+wait "$exp2"
+if grep -q 'Sanitizer' "$tmp/exp2.err"; then ok 1 "vpmu-stat's sanitizer found something" "$tmp/exp2.err"; fi
 ok $(grep -q 'stopped; 4 connection(s) cut at their 10 s deadline' "$tmp/exp.err"; echo $?) \
 	"at exit the exporter says it cut the 4 it had let in" "$tmp/exp.err"
 echo "1..$n"
