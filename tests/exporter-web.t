@@ -52,7 +52,8 @@ basic_auth_users:
 YML
 start --web.config.file "$tmp/web.yml"
 ok $? "--web.config.file with TLS and a user: serving" "$tmp/exp.err"
-ok $(grep -q 'serving https://127.0.0.1' "$tmp/exp.err"; echo $?) "it says https" "$tmp/exp.err"
+ok $(grep -q 'serving https://127.0.0.1' "$tmp/exp.err" && [ "$(wc -l <"$tmp/exp.err")" -eq 1 ]; echo $?) \
+	"it says https, and nothing else (no libmicrohttpd complaint)" "$tmp/exp.err"
 c=$(code --cacert "$tmp/server.crt" "https://127.0.0.1:$port/metrics")
 ok $([ "$c" = 401 ]; echo $?) "HTTPS without credentials: 401 ($c)" "$tmp/curl.err"
 c=$(code --cacert "$tmp/server.crt" -D "$tmp/hdr" "https://127.0.0.1:$port/")
@@ -73,7 +74,8 @@ printf 'basic_auth_users:\n  prometheus: %s\n' "$hash" >"$tmp/auth.yml"
 start --web.config.file "$tmp/auth.yml"
 c1=$(code "http://127.0.0.1:$port/metrics")
 c2=$(code -u prometheus:s3cret "http://127.0.0.1:$port/metrics")
-ok $([ "$c1" = 401 ] && [ "$c2" = 200 ]; echo $?) "basic authentication alone over HTTP: $c1, then $c2" "$tmp/exp.err"
+ok $([ "$c1" = 401 ] && [ "$c2" = 200 ] && [ "$(wc -l <"$tmp/exp.err")" -eq 1 ]; echo $?) \
+	"basic authentication alone over HTTP: $c1, then $c2 (and one line on stderr)" "$tmp/exp.err"
 stop
 
 : >"$tmp/empty.yml"
@@ -102,6 +104,9 @@ refused \
 printf 'basic_auth_users:\n  prometheus: s3cret\n' >"$tmp/bad.yml"
 refused "user 'prometheus': the password must be a bcrypt hash" \
 	"a clear-text password: refused"
+printf 'basic_auth_users:\n  prometheus: $2b$05$abcdefghij\n' >"$tmp/bad.yml"
+refused "user 'prometheus': the password must be a bcrypt hash" \
+	"a truncated bcrypt hash: refused"
 printf 'tls_server_config:\n  cert_file: server.crt\n' >"$tmp/bad.yml"
 refused "tls_server_config needs both cert_file and key_file" \
 	"a certificate without its key: refused"

@@ -242,26 +242,27 @@ static struct MHD_Daemon *start(struct server *s, const struct sockaddr *sa, uns
 		 MHD_USE_ERROR_LOG;
 	if (sa->sa_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	/* The logger first: libmicrohttpd logs the options after it through it
+	 * (and says so of a logger given later). */
 	const struct web_config *w = h->web;
 	if (w && w->cert_pem)
 		return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handle, s,
-			MHD_OPTION_SOCK_ADDR, sa,
+			MHD_OPTION_EXTERNAL_LOGGER, log_limited, s, MHD_OPTION_SOCK_ADDR, sa,
 			MHD_OPTION_HTTPS_MEM_CERT, w->cert_pem, MHD_OPTION_HTTPS_MEM_KEY, w->key_pem,
 			MHD_OPTION_CONNECTION_LIMIT, (unsigned)EXPORT_MAX_CONNECTIONS,
 			MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)EXPORT_MAX_PER_IP,
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)EXPORT_IDLE_S,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 << 10),
 			MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s,
-			MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
-			MHD_OPTION_EXTERNAL_LOGGER, log_limited, s, MHD_OPTION_END);
-	return MHD_start_daemon(flags, port, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, sa,
+			MHD_OPTION_NOTIFY_COMPLETED, request_completed, s, MHD_OPTION_END);
+	return MHD_start_daemon(flags, port, NULL, NULL, handle, s,
+		MHD_OPTION_EXTERNAL_LOGGER, log_limited, s, MHD_OPTION_SOCK_ADDR, sa,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)EXPORT_MAX_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)EXPORT_MAX_PER_IP,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)EXPORT_IDLE_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 << 10),
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s,
-		MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
-		MHD_OPTION_EXTERNAL_LOGGER, log_limited, s, MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_COMPLETED, request_completed, s, MHD_OPTION_END);
 }
 
 int export_listen(const struct export_http *h)

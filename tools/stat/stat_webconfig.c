@@ -154,7 +154,9 @@ static int parse_users(struct parse *p, yaml_node_t *m)
 		/* RFC 7617: a user-id holding a colon cannot be sent. */
 		if (!*user || strchr(user, ':') || strlen(user) >= sizeof(u->name))
 			return fail_at(p, k, "user '%s': 1 to 63 bytes without ':'", user);
-		if (!hash || strlen(hash) >= sizeof(u->hash) ||
+		/* $2b$, the cost, 22 characters of salt and 31 of hash: 60 (OpenBSD's
+		 * bcrypt(3), which libxcrypt follows). */
+		if (!hash || strlen(hash) != 60 ||
 		    (strncmp(hash, "$2a$", 4) && strncmp(hash, "$2b$", 4) && strncmp(hash, "$2y$", 4)) ||
 		    crypt_checksalt(hash) != CRYPT_SALT_OK)
 			return fail_at(p, v, "user '%s': the password must be a bcrypt hash ($2b$...: "
