@@ -71,7 +71,7 @@ ok $([ "$c" != 200 ]; echo $?) "plain HTTP to the TLS port: no metrics ($c)"
 stop
 
 printf 'basic_auth_users:\n  prometheus: %s\n' "$hash" >"$tmp/auth.yml"
-start --web.config.file "$tmp/auth.yml"
+start --web.config.file="$tmp/auth.yml"   # the exporters' --flag=value form
 c1=$(code "http://127.0.0.1:$port/metrics")
 c2=$(code -u prometheus:s3cret "http://127.0.0.1:$port/metrics")
 ok $([ "$c1" = 401 ] && [ "$c2" = 200 ] && [ "$(wc -l <"$tmp/exp.err")" -eq 1 ]; echo $?) \

@@ -78,11 +78,11 @@ stop
 start --listen "localhost:$port" && curl -sf -o /dev/null "http://127.0.0.1:$port/metrics"
 ok $? "--listen localhost:PORT (a host name) serves" "$tmp/exp.err"
 stop
-start --listen ":$port" && curl -sS -o /dev/null -f "http://127.0.0.1:$port/metrics" 2>>"$tmp/exp.err"
-ok $? "--listen :PORT serves every address (127.0.0.1 here)" "$tmp/exp.err"
+start --web.listen-address=":$port" && curl -sS -o /dev/null -f "http://127.0.0.1:$port/metrics" 2>>"$tmp/exp.err"
+ok $? "--web.listen-address=:PORT (the exporters' name and form) serves every address (127.0.0.1 here)" "$tmp/exp.err"
 stop
 if grep -q ' lo$' /proc/net/if_inet6 2>/dev/null; then
-	start --listen "[::1]:$port" && curl -sf -o /dev/null "http://[::1]:$port/metrics"
+	start --listen="[::1]:$port" && curl -sf -o /dev/null "http://[::1]:$port/metrics"
 	ok $? "--listen [::1]:PORT serves over IPv6" "$tmp/exp.err"
 	stop
 else

@@ -50,6 +50,24 @@ static void usage(void)
 	exit(2);
 }
 
+/* OPTION=VALUE, as other exporters' flags are also written: VALUE, or NULL. */
+static const char *eq_value(const char *a, const char *option)
+{
+	size_t n = strlen(option);
+	return !strncmp(a, option, n) && a[n] == '=' ? a + n + 1 : NULL;
+}
+
+static void listen_at(struct opts *o, const char *v)
+{
+	char err[320];
+	if (export_addr_parse(v, &o->addr, err, sizeof(err)) < 0) {
+		fprintf(stderr, "vpmu-stat: --listen %s (want :PORT, HOST:PORT or [IPV6]:PORT; "
+			"the default port is %d)\n", err, EXPORT_DEFAULT_PORT);
+		exit(2);
+	}
+	o->listen = true;
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){ .format = ACCT_TEXT };
@@ -77,16 +95,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--listen") || (!strcmp(a, "--web.listen-address") && more)) {
 			/* The address may be left out (every address, the default
 			 * port): the next word is one unless it is an option. */
-			const char *v = more && argv[i + 1][0] != '-' ? argv[++i] : NULL;
-			char err[320];
-			if (export_addr_parse(v, &o->addr, err, sizeof(err)) < 0) {
-				fprintf(stderr, "vpmu-stat: --listen %s (want :PORT, HOST:PORT or [IPV6]:PORT; "
-					"the default port is %d)\n", err, EXPORT_DEFAULT_PORT);
-				exit(2);
-			}
-			o->listen = true;
+			listen_at(o, more && argv[i + 1][0] != '-' ? argv[++i] : NULL);
+		} else if (eq_value(a, "--listen") || eq_value(a, "--web.listen-address")) {
+			listen_at(o, eq_value(a, "--listen") ? eq_value(a, "--listen")
+							     : eq_value(a, "--web.listen-address"));
 		} else if (!strcmp(a, "--web.config.file") && more) {
 			o->web_config = argv[++i];
+		} else if (eq_value(a, "--web.config.file")) {
+			o->web_config = eq_value(a, "--web.config.file");
 		} else if (!strcmp(a, "--scrape-timeout") && more) {
 			o->scrape_ms = cli_uint("vpmu-stat", argv[++i], "--scrape-timeout", 100, 600000);
 		} else if (!strcmp(a, "--textfile") && more) {
