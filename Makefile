@@ -161,8 +161,9 @@ $(B)/tests/acct_typed_params: $(B)/obj/tests/unit/acct_typed_params.o $(VIRT_SRC
 
 # vpmu-stat (tools/stat/: the live view and the Prometheus exporter) is the
 # one program with libmicrohttpd, which has no usable static link in Debian.
+# --web.config.file: libyaml parses it, libcrypt (libxcrypt) checks bcrypt.
 STAT_SRC := $(wildcard tools/stat/*.c)
-STAT_LDLIBS := -lmicrohttpd
+STAT_LDLIBS := -lmicrohttpd -lyaml -lcrypt
 $(B)/bin/vpmu-stat: $(STAT_SRC:%.c=$(B)/obj/%.o) $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(STAT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
@@ -201,7 +202,8 @@ SANB := build/san
 TSANB := build/tsan
 check: deps
 	$(MAKE) --no-print-directory B=$(SANB) EXTRA_CFLAGS="$(SAN) $(CHECKS)" CFLAGS="-O1 -g" all $(UNIT:%=$(SANB)/tests/%)
-	$(MAKE) --no-print-directory B=$(TSANB) EXTRA_CFLAGS="-fsanitize=thread $(CHECKS)" CFLAGS="-O1 -g" $(TSANB)/tests/model_contract $(TSANB)/tests/live_stat $(TSANB)/tests/p4_ht $(TSANB)/tests/kvm_glue
+	$(MAKE) --no-print-directory B=$(TSANB) EXTRA_CFLAGS="-fsanitize=thread $(CHECKS)" CFLAGS="-O1 -g" $(TSANB)/tests/model_contract $(TSANB)/tests/live_stat $(TSANB)/tests/p4_ht $(TSANB)/tests/kvm_glue \
+		$(TSANB)/bin/vpmu-stat $(TSANB)/bin/vpmu-trace
 	$(MAKE) --no-print-directory kvm-programs guests
 	VPMU_BUILD=$(SANB) VPMU_TSAN_BUILD=$(TSANB) VPMU_KVM_BUILD=$(KVMB) VPMU_GUEST_BUILD=$(B)/guest ASAN_OPTIONS=detect_leaks=1 prove tests/*.t
 test: check

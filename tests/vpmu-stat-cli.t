@@ -100,7 +100,7 @@ ok $([ $? -eq 1 ] && grep -q 'cannot create a file in' "$tmp/err"; echo $?) "--t
 
 port=$((30000 + $$ % 10000))
 while busybox nc -z 127.0.0.1 "$port" 2>/dev/null; do port=$((port + 1)); done
-check 1 "cannot listen on 127.0.0.1:bad|wants ADDR:PORT" "--listen with a bad port: refused" -- --listen 127.0.0.1:bad
+check 2 "--listen .127.0.0.1:bad.: the port must be" "--listen with a bad port: a usage error naming it" -- --listen 127.0.0.1:bad
 "$STAT" --listen "127.0.0.1:$port" 2>"$tmp/exp.err" &
 exp=$!
 i=0

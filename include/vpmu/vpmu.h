@@ -140,7 +140,7 @@ struct vpmu_totals {
 
 /*
  * The scalar counts of struct vpmu_totals, one line each: the one list that
- * the sums (vpmu_totals_add) and every accounting format (tools/acct_*.c,
+ * the sums (vpmu_totals_add) and every accounting format (tools/accounting/,
  * docs/accounting.md) iterate, so that a new count is a field above and a line
  * here.  pmc[], events[] and violations[] are arrays of their own, summed
  * element by element.  The lines are in the order in which the domstats, JSON

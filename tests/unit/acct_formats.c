@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The accounting snapshot (tools/accounting/acct_snapshot.h) and its formats
- * (tools/acct_*.c) on snapshots built by hand and from libvpmu: two VMs, one
+ * (tools/accounting/) on snapshots built by hand and from libvpmu: two VMs, one
  * with KVM statistics on its vCPUs, an event the host cannot count, a rule
  * violation, a domain name that needs escaping, and a count above INT64_MAX.
  * The Prometheus output goes through `promtool check metrics` (Debian's

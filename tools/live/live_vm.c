@@ -97,11 +97,13 @@ struct stat_server *live_vm_serve(struct live_vm *lv)
 {
 	char dir[256], path[sizeof(dir) + STAT_NAME_MAX + 8], err[320];
 	struct stat_server *s = NULL;
-	int r = stat_dir_get(dir, sizeof(dir), true, err, sizeof(err));
+	gid_t group = lv->shared ? lv->group : STAT_NO_GROUP;
+	int r = lv->shared ? stat_dir_get_group(dir, sizeof(dir), group, err, sizeof(err))
+			   : stat_dir_get(dir, sizeof(dir), true, err, sizeof(err));
 	if (r == 0 && (r = stat_sock_path(path, sizeof(path), dir, lv->name)) < 0)
 		snprintf(err, sizeof(err), "socket path too long in %s", dir);
 	if (r == 0)
-		r = stat_server_start(path, live_vm_json, lv, &s, err, sizeof(err));
+		r = stat_server_start_group(path, group, live_vm_json, lv, &s, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "vpmu-run: no live accounting for '%s': %s\n", lv->name, err);
 		return NULL;

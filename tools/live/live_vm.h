@@ -35,6 +35,8 @@ struct live_vm {
 	unsigned nr_vcpus;
 	struct live_vcpu vcpu[VPMU_MAX_VCPUS];
 	unsigned long long stale;    /* vCPUs reported with an older snapshot (server thread) */
+	bool shared;                 /* vpmu-run --stat-group: group may read the socket */
+	gid_t group;
 };
 
 

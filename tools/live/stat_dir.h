@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define STAT_NAME_MAX 63         /* a domain name's length (the snapshot's name[64]) */
 #define STAT_REQUEST "snapshot\n"   /* the one request (docs/accounting.md) */
@@ -20,9 +21,20 @@
 bool stat_name_valid(const char *name);
 
 /* The runtime directory into dir (dirsize bytes).  create: make it (mode 0700)
- * if missing and refuse one that others can enter.  0, or -errno with a
- * message in err. */
+ * if missing and refuse one not ours, or that others can enter or the group
+ * write to (group r-x is a --stat-group VM's doing: its sockets keep their own
+ * modes).  0, or -errno with a message in err. */
 int stat_dir_get(char *dir, size_t dirsize, bool create, char *err, size_t errlen);
+
+/* vpmu-run --stat-group (docs/accounting.md, "Sharing the sockets with a
+ * group"): a VM whose socket a group may read.  STAT_NO_GROUP: none. */
+#define STAT_NO_GROUP ((gid_t)-1)
+/* A group name (getgrnam_r) or number into *gid; 0, or -EINVAL with a message. */
+int stat_group_parse(const char *s, gid_t *gid, char *err, size_t errlen);
+/* As stat_dir_get(create = true), and the directory opened to group: mode
+ * 0750 and that group (made so when it is ours and 0700; one of another
+ * group is refused). */
+int stat_dir_get_group(char *dir, size_t dirsize, gid_t group, char *err, size_t errlen);
 
 /* The live socket's code reports errors as -e with a message in err (errlen
  * bytes; err may be NULL): returns -e. */

@@ -39,6 +39,7 @@ struct stat_server {
 	size_t cache_len;
 	uint64_t cache_ms;
 	struct stat_server_counts n; /* the server thread's until stop joins it */
+	gid_t group;                 /* STAT_NO_GROUP: the owner and root alone */
 };
 
 static uint64_t now_ms(void)
@@ -102,6 +103,39 @@ static void answer_snapshot(struct stat_server *s, struct client *c)
 	s->n.served++;
 }
 
+bool stat_peer_allowed(uid_t owner, gid_t group, uid_t uid, gid_t gid, const gid_t *groups,
+		       size_t ngroups)
+{
+	if (uid == owner || uid == 0)
+		return true;
+	if (group == STAT_NO_GROUP)
+		return false;
+	if (gid == group)
+		return true;
+	for (size_t i = 0; i < ngroups; i++)
+		if (groups[i] == group)
+			return true;
+	return false;
+}
+
+/* The peer's credentials as connect() took them (socket(7): SO_PEERCRED;
+ * SO_PEERGROUPS, Linux 4.13, its supplementary groups).  A peer in more than
+ * 256 groups is judged by its uid and gid alone. */
+static bool peer_allowed(const struct stat_server *s, int fd)
+{
+	struct ucred cr;
+	socklen_t crl = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) < 0)
+		return false;
+	gid_t groups[256];
+	socklen_t gl = sizeof(groups);
+	size_t ng = 0;
+	if (s->group != STAT_NO_GROUP && cr.uid != geteuid() && cr.uid != 0 &&
+	    getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &gl) == 0)
+		ng = gl / sizeof(gid_t);
+	return stat_peer_allowed(geteuid(), s->group, cr.uid, cr.gid, groups, ng);
+}
+
 static void accept_client(struct stat_server *s)
 {
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -109,10 +143,7 @@ static void accept_client(struct stat_server *s)
 		return;
 	/* The directory and the socket's mode keep others out already; the
 	 * credentials say so again for a socket reached some other way. */
-	struct ucred cr;
-	socklen_t crl = sizeof(cr);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) < 0 ||
-	    (cr.uid != geteuid() && cr.uid != 0)) {
+	if (!peer_allowed(s, fd)) {
 		s->n.denied++;
 		refuse(fd, "error: permission denied\n");
 		return;
@@ -220,6 +251,12 @@ static bool sock_alive(const char *path)
 int stat_server_start(const char *path, stat_snapshot_fn fn, void *ctx, struct stat_server **out,
 		      char *err, size_t errlen)
 {
+	return stat_server_start_group(path, STAT_NO_GROUP, fn, ctx, out, err, errlen);
+}
+
+int stat_server_start_group(const char *path, gid_t group, stat_snapshot_fn fn, void *ctx,
+			    struct stat_server **out, char *err, size_t errlen)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (!path || !fn || !out || strlen(path) >= sizeof(sa.sun_path))
 		return stat_fail(err, errlen, EINVAL, "bad socket path");
@@ -239,6 +276,7 @@ int stat_server_start(const char *path, stat_snapshot_fn fn, void *ctx, struct s
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	s->fn = fn;
 	s->ctx = ctx;
+	s->group = group;
 	for (unsigned i = 0; i < STAT_MAX_CLIENTS; i++)
 		s->cl[i].fd = -1;
 	s->stop[0] = s->stop[1] = -1;
@@ -247,8 +285,9 @@ int stat_server_start(const char *path, stat_snapshot_fn fn, void *ctx, struct s
 	if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		e = errno;
 		stat_fail(err, errlen, e, "cannot bind %s: %s", path, strerror(e));
-	} else if (chmod(path, 0600) < 0 || listen(s->lfd, STAT_MAX_CLIENTS) < 0 ||
-		   pipe2(s->stop, O_CLOEXEC) < 0) {
+	} else if ((group != STAT_NO_GROUP && chown(path, (uid_t)-1, group) < 0) ||
+		   chmod(path, group != STAT_NO_GROUP ? 0660 : 0600) < 0 ||
+		   listen(s->lfd, STAT_MAX_CLIENTS) < 0 || pipe2(s->stop, O_CLOEXEC) < 0) {
 		e = errno;
 		stat_fail(err, errlen, e, "cannot listen on %s: %s", path, strerror(e));
 		unlink(path);

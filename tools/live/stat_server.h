@@ -7,13 +7,16 @@
  * line.  The server never blocks on a client: sockets are non-blocking, a
  * request must arrive within STAT_READ_MS and the answer be read within
  * STAT_WRITE_MS, at most STAT_MAX_CLIENTS are served at once (more are told
- * "busy"), and only the owner's uid (or root) is answered (SO_PEERCRED).
+ * "busy"), and only the owner's uid (or root) is answered (SO_PEERCRED), or
+ * with a group (vpmu-run --stat-group) that group's members too.
  */
 #ifndef VPMU_TOOLS_STAT_SERVER_H
 #define VPMU_TOOLS_STAT_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define STAT_MAX_CLIENTS 32
 #define STAT_READ_MS 2000
@@ -35,6 +38,15 @@ struct stat_server;
  * replaced) with mode 0600.  0, or -errno with a message in err. */
 int stat_server_start(const char *path, stat_snapshot_fn fn, void *ctx, struct stat_server **out,
 		      char *err, size_t errlen);
+/* The same with group (stat_dir.h's STAT_NO_GROUP: none): the socket is mode
+ * 0660 and that group's, and the group's members are answered too. */
+int stat_server_start_group(const char *path, gid_t group, stat_snapshot_fn fn, void *ctx,
+			    struct stat_server **out, char *err, size_t errlen);
+/* Whom a server run by owner (its euid) with group answers: owner, root, and
+ * with a group, a peer whose gid or one of whose supplementary groups
+ * (SO_PEERCRED, SO_PEERGROUPS) it is. */
+bool stat_peer_allowed(uid_t owner, gid_t group, uid_t uid, gid_t gid, const gid_t *groups,
+		       size_t ngroups);
 /* Stops serving, removes the socket; counts (may be NULL) gets what it did. */
 void stat_server_stop(struct stat_server *s, struct stat_server_counts *counts);
 

@@ -60,6 +60,8 @@ static void usage(void)
 "                         prometheus or json (docs/accounting.md)\n"
 "  -o, --output=FILE      the accounting to FILE instead of standard output\n"
 "      --name=NAME        serve the live accounting as NAME (vpmu-stat NAME)\n"
+"      --stat-group=GROUP with --name: GROUP's members may read it too (the\n"
+"                         socket 0660, the runtime directory 0750, GROUP's)\n"
 "  -h, --help             display this help and exit\n"
 "      --version          output version information and exit\n"
 "\n"
@@ -73,7 +75,7 @@ enum {
 	OPT_MODEL = 256, OPT_CPUMODEL, OPT_STEPPING, OPT_PMU_VERSION, OPT_NR_GENERAL, OPT_NR_FIXED,
 	OPT_HT, OPT_STRICT, OPT_BACKEND, OPT_NO_HOST_PMU, OPT_NULL_PMU, OPT_VCPUS, OPT_MEM,
 	OPT_TIMEOUT, OPT_APPEND, OPT_KERNEL, OPT_INITRD, OPT_NO_KVMCLOCK, OPT_CONSOLE_INPUT,
-	OPT_TAP, OPT_ACCOUNTING, OPT_NAME, OPT_VERSION,
+	OPT_TAP, OPT_ACCOUNTING, OPT_NAME, OPT_STAT_GROUP, OPT_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -100,6 +102,7 @@ static const struct option longopts[] = {
 	{ "accounting", required_argument, NULL, OPT_ACCOUNTING },
 	{ "output", required_argument, NULL, 'o' },
 	{ "name", required_argument, NULL, OPT_NAME },
+	{ "stat-group", required_argument, NULL, OPT_STAT_GROUP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -148,6 +151,13 @@ static void option(int c, struct opts *o)
 					"not starting with '.' or '-': '%s'", STAT_NAME_MAX, optarg);
 		o->name = optarg;
 		break;
+	case OPT_STAT_GROUP: {
+		char err[160];
+		if (stat_group_parse(optarg, &o->stat_group, err, sizeof(err)) < 0)
+			cli_usage_error(PROG, "--stat-group: %s", err);
+		o->stat_shared = true;
+		break;
+	}
 	case 'h':
 		usage();
 		cli_help_done(PROG);
@@ -182,6 +192,8 @@ void run_parse_args(int argc, char **argv, struct opts *o)
 		cli_usage_error(PROG, "--initrd is for a Linux guest: give --kernel too");
 	if (o->no_kvmclock && !o->kernel)
 		cli_usage_error(PROG, "--no-kvmclock is for a Linux guest: give --kernel too");
+	if (o->stat_shared && !o->name)
+		cli_usage_error(PROG, "--stat-group is for the live accounting: give --name too");
 	if (o->kernel && !o->mem_given)
 		o->mem_mb = 256;   /* a 686 kernel needs ~48 MiB, amd64 ~96 MiB, plus the initrd */
 	struct vpmu_model_info mi;

@@ -416,7 +416,8 @@ static int boot(struct run *rn)
 	struct stat_server *server = NULL;
 	if (serve) {
 		live = (struct live_vm){ .name = rn->o.name, .vm = rn->pvm, .host = rn->host,
-					 .kick_signal = KICK_SIGNAL, .nr_vcpus = rn->o.vcpus };
+					 .kick_signal = KICK_SIGNAL, .nr_vcpus = rn->o.vcpus,
+					 .shared = rn->o.stat_shared, .group = rn->o.stat_group };
 		for (unsigned i = 0; i < rn->o.vcpus; i++)
 			live.vcpu[i] = (struct live_vcpu){ .kv = rn->cpu[i].kv,
 							   .thread = rn->cpu[i].thread };

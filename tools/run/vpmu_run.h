@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "vpmu/backend.h"
@@ -44,6 +45,8 @@ struct opts {
 	enum acct_format accounting;  /* --accounting FORMAT at exit (docs/accounting.md) */
 	const char *output;  /* --output FILE: the accounting goes there; NULL: stdout */
 	const char *name;  /* --name NAME: the live accounting socket (vpmu-stat) */
+	bool stat_shared;  /* --stat-group G: G's members may read the socket too */
+	gid_t stat_group;
 };
 
 struct vcpu_ctx {

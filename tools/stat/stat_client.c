@@ -181,24 +181,28 @@ static void ask_parse(struct ask *q, struct acct_vm *out)
 	free(vms);   /* the one snapshot moved to *out */
 }
 
-/* Asks the n VMs of q (n <= STAT_FETCH_PARALLEL) at once; q[i].r says how
- * each went, out[i] holds the snapshots of those with 0. */
-static void ask_all(const char *dir, struct ask *q, unsigned n, struct acct_vm *out)
+static long now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+}
+
+/* Asks the n VMs of q (n <= STAT_FETCH_PARALLEL) at once, until the
+ * CLOCK_MONOTONIC time deadline (ms); q[i].r says how each went, out[i] holds
+ * the snapshots of those with 0. */
+static void ask_all(const char *dir, struct ask *q, unsigned n, struct acct_vm *out, long deadline)
 {
 	struct pollfd pf[STAT_FETCH_PARALLEL];
-	struct timespec t0, t;
 	for (unsigned i = 0; i < n; i++)
 		ask_start(&q[i], dir);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		unsigned waiting = 0;
 		for (unsigned i = 0; i < n; i++) {
 			pf[i] = (struct pollfd){ .fd = q[i].r == 1 ? q[i].fd : -1, .events = POLLIN };
 			waiting += q[i].r == 1;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left = STAT_CLIENT_TIMEOUT_S * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
-							     (t.tv_nsec - t0.tv_nsec) / 1000000L);
+		long left = deadline - now_ms();
 		if (!waiting || left <= 0)
 			break;
 		if (poll(pf, n, (int)left) < 0 && errno != EINTR)
@@ -209,8 +213,7 @@ static void ask_all(const char *dir, struct ask *q, unsigned n, struct acct_vm *
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (q[i].r == 1)
-			q[i].r = stat_fail(q[i].err, sizeof(q[i].err), ETIMEDOUT, "no answer within %d s",
-					   STAT_CLIENT_TIMEOUT_S);
+			q[i].r = stat_fail(q[i].err, sizeof(q[i].err), ETIMEDOUT, "no answer in time");
 		if (q[i].r == 0)
 			ask_parse(&q[i], &out[i]);
 		if (q[i].fd >= 0)
@@ -222,7 +225,9 @@ static void ask_all(const char *dir, struct ask *q, unsigned n, struct acct_vm *
 int stat_fetch(const char *dir, const char *name, struct acct_vm *out, char *err, size_t errlen)
 {
 	struct ask q = { .name = name };
-	ask_all(dir, &q, 1, out);
+	ask_all(dir, &q, 1, out, now_ms() + STAT_CLIENT_TIMEOUT_S * 1000L);
+	if (q.r == -ETIMEDOUT)
+		snprintf(q.err, sizeof(q.err), "no answer within %d s", STAT_CLIENT_TIMEOUT_S);
 	if (q.r < 0)
 		stat_fail(err, errlen, -q.r, "%s: %s", name, q.err);
 	return q.r;
@@ -231,6 +236,15 @@ int stat_fetch(const char *dir, const char *name, struct acct_vm *out, char *err
 int stat_fetch_all(const char *dir, char *const *names, unsigned nnames, struct acct_vm **vms,
 		   unsigned *n, unsigned *failed, FILE *log)
 {
+	return stat_fetch_all_within(dir, names, nnames, STAT_CLIENT_TIMEOUT_S * 1000u, vms, n, failed,
+				     log, NULL, NULL);
+}
+
+int stat_fetch_all_within(const char *dir, char *const *names, unsigned nnames, unsigned timeout_ms,
+			  struct acct_vm **vms, unsigned *n, unsigned *failed, FILE *log,
+			  stat_failed_fn on_fail, void *ctx)
+{
+	long deadline = now_ms() + (long)timeout_ms;
 	char (*listed)[STAT_NAME_MAX + 1] = NULL;
 	char err[512];
 	*vms = NULL;
@@ -258,7 +272,7 @@ int stat_fetch_all(const char *dir, char *const *names, unsigned nnames, struct 
 		struct acct_vm snap[STAT_FETCH_PARALLEL];
 		for (unsigned i = 0; i < nb; i++)
 			q[i] = (struct ask){ .name = nnames ? names[i0 + i] : listed[i0 + i] };
-		ask_all(dir, q, nb, snap);
+		ask_all(dir, q, nb, snap, deadline);
 		for (unsigned i = 0; i < nb; i++) {
 			if (q[i].r == 0) {
 				out[got++] = snap[i];
@@ -268,8 +282,12 @@ int stat_fetch_all(const char *dir, char *const *names, unsigned nnames, struct 
 			 * all: no VM runs there. */
 			if (!nnames && q[i].r == -ECONNREFUSED)
 				continue;
+			if (q[i].r == -ETIMEDOUT)
+				snprintf(q[i].err, sizeof(q[i].err), "no answer within %u ms", timeout_ms);
 			(*failed)++;
 			fprintf(log, "vpmu-stat: %s: %s\n", q[i].name, q[i].err);
+			if (on_fail)
+				on_fail(ctx, q[i].name);
 		}
 	}
 	free(listed);

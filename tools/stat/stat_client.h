@@ -29,4 +29,13 @@ int stat_fetch(const char *dir, const char *name, struct acct_vm *out, char *err
 int stat_fetch_all(const char *dir, char *const *names, unsigned nnames, struct acct_vm **vms,
 		   unsigned *n, unsigned *failed, FILE *log);
 
+/* As stat_fetch_all with STAT_CLIENT_TIMEOUT_S, but all the VMs together get
+ * timeout_ms (the exporter's per-scrape deadline: one VM that never answers
+ * costs a scrape that long, no more); on_fail (may be NULL) is also told the
+ * name of each VM counted in *failed. */
+typedef void (*stat_failed_fn)(void *ctx, const char *name);
+int stat_fetch_all_within(const char *dir, char *const *names, unsigned nnames, unsigned timeout_ms,
+			  struct acct_vm **vms, unsigned *n, unsigned *failed, FILE *log,
+			  stat_failed_fn on_fail, void *ctx);
+
 #endif

@@ -8,7 +8,8 @@
  *   vpmu-stat --interval MS [--count N] [--per-vcpu] [--top] [NAME...]
  *                                         per-second rates every MS ms (perf stat -I);
  *                                         --top redraws one screen instead (top)
- *   vpmu-stat --listen ADDR:PORT          a Prometheus exporter: /metrics for every VM
+ *   vpmu-stat --listen [ADDR][:PORT] [--web.config.file FILE] [--scrape-timeout MS]
+ *                                         a Prometheus exporter: /metrics for every VM
  *   vpmu-stat --textfile DIR [--interval MS [--count N]]
  *                                         DIR/vpmu.prom for node_exporter, atomically
  */
@@ -23,13 +24,16 @@
 #include "common/cli.h"
 #include "stat_client.h"
 #include "stat_export.h"
+#include "stat_http.h"
 #include "stat_view.h"
 
 struct opts {
 	int format;                 /* enum acct_format */
 	bool list, per_vcpu, top;
-	unsigned interval_ms, count;
-	const char *listen, *textfile;
+	unsigned interval_ms, count, scrape_ms;
+	bool listen;
+	struct export_addr addr;    /* --listen's */
+	const char *textfile, *web_config;
 	const char *output;         /* -o FILE: what goes to stdout goes there */
 	FILE *out;                  /* stdout or that FILE */
 	char **names;
@@ -43,7 +47,8 @@ static void usage(void)
 	printf("Usage: vpmu-stat [OPTION]... [NAME]...\n"
 	       "  or:  vpmu-stat --list\n"
 	       "  or:  vpmu-stat --interval=MS [--count=N] [--per-vcpu] [--top] [NAME]...\n"
-	       "  or:  vpmu-stat --listen=ADDR:PORT\n"
+	       "  or:  vpmu-stat --listen[=[ADDR][:PORT]] [--web.config.file=FILE]\n"
+	       "                 [--scrape-timeout=MS]\n"
 	       "  or:  vpmu-stat --textfile=DIR [--interval=MS [--count=N]]\n"
 	       "The accounting of the VMs that vpmu-run --name NAME runs (all of them without\n"
 	       "NAME), from their sockets in $VPMU_RUNTIME_DIR, $XDG_RUNTIME_DIR/vpmu or\n"
@@ -56,7 +61,14 @@ static void usage(void)
 	       "      --count=N          stop after N intervals\n"
 	       "      --per-vcpu         text intervals: a row per vCPU too\n"
 	       "      --top              text intervals: redraw one screen\n"
-	       "      --listen=ADDR:PORT a Prometheus exporter: /metrics for every VM\n"
+	       "      --listen[=ADDR]    a Prometheus exporter: /metrics for every VM; ADDR is\n"
+	       "                         :PORT, HOST:PORT or [IPV6]:PORT (every address and\n"
+	       "                         port 9632 without; --web.listen-address is the same)\n"
+	       "      --web.config.file=FILE  TLS and basic authentication, as Prometheus'\n"
+	       "                         exporter-toolkit reads it (docs/accounting.md)\n"
+	       "      --scrape-timeout=MS the most one scrape waits for the VMs (100 to\n"
+	       "                         600000, default 2000; Prometheus' own timeout\n"
+	       "                         shortens it)\n"
 	       "      --textfile=DIR     DIR/vpmu.prom for node_exporter's textfile collector\n"
 	       "  -o, --output=FILE      write to FILE instead of standard output\n"
 	       "  -h, --help             display this help and exit\n"
@@ -67,7 +79,7 @@ static void usage(void)
 
 enum {
 	OPT_FORMAT = 256, OPT_LIST, OPT_PER_VCPU, OPT_TOP, OPT_INTERVAL, OPT_COUNT, OPT_LISTEN,
-	OPT_TEXTFILE, OPT_VERSION,
+	OPT_TEXTFILE, OPT_WEB_CONFIG, OPT_SCRAPE_TIMEOUT, OPT_VERSION,
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -79,7 +91,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "top", no_argument, NULL, OPT_TOP },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "listen", optional_argument, NULL, OPT_LISTEN },
+		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
+		{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
+		{ "scrape-timeout", required_argument, NULL, OPT_SCRAPE_TIMEOUT },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -103,7 +118,23 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->interval_ms = cli_uint(PROG, optarg, "--interval", 10, 3600000);
 			break;
 		case OPT_COUNT: o->count = cli_uint(PROG, optarg, "--count", 1, 1000000000); break;
-		case OPT_LISTEN: o->listen = optarg; break;
+		case OPT_LISTEN: {
+			/* The address may be left out (every address, the default port),
+			 * and given as the next word, as other exporters take it. */
+			const char *v = optarg;
+			if (!v && optind < argc && argv[optind][0] != '-')
+				v = argv[optind++];
+			char err[320];
+			if (export_addr_parse(v, &o->addr, err, sizeof(err)) < 0)
+				cli_usage_error(PROG, "--listen %s (want :PORT, HOST:PORT or [IPV6]:PORT; "
+						"the default port is %d)", err, EXPORT_DEFAULT_PORT);
+			o->listen = true;
+			break;
+		}
+		case OPT_WEB_CONFIG: o->web_config = optarg; break;
+		case OPT_SCRAPE_TIMEOUT:
+			o->scrape_ms = cli_uint(PROG, optarg, "--scrape-timeout", 100, 600000);
+			break;
 		case OPT_TEXTFILE: o->textfile = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'h':
@@ -120,7 +151,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	for (unsigned k = 0; k < o->nnames; k++)
 		if (!stat_name_valid(o->names[k]))
 			cli_usage_error(PROG, "'%s' is not a VM name", o->names[k]);
-	if (o->list + !!o->listen + !!o->textfile > 1)
+	if ((o->web_config || o->scrape_ms) && !o->listen)
+		cli_usage_error(PROG, "--%s is for the exporter: give --listen too",
+				o->web_config ? "web.config.file" : "scrape-timeout");
+	if (o->list + o->listen + !!o->textfile > 1)
 		cli_usage_error(PROG, "--list, --listen and --textfile are three ways to run: "
 				"give one");
 	if (o->count && !o->interval_ms)
@@ -230,6 +264,21 @@ static int textfile(const struct opts *o, const char *dir)
 	}
 }
 
+static int serve(const struct opts *o, const char *dir)
+{
+	struct web_config wc = { 0 };
+	char err[512];
+	if (o->web_config && web_config_load(o->web_config, &wc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "vpmu-stat: --web.config.file %s\n", err);
+		return 1;
+	}
+	struct export_http h = { .dir = dir, .addr = o->addr, .web = o->web_config ? &wc : NULL,
+				 .scrape_timeout_ms = o->scrape_ms ? o->scrape_ms : EXPORT_SCRAPE_MS };
+	int r = export_listen(&h);
+	web_config_release(&wc);
+	return r < 0;
+}
+
 static int run(const struct opts *o)
 {
 	char dir[256], err[320];
@@ -243,7 +292,7 @@ static int run(const struct opts *o)
 	if (o->list)
 		return list_vms(dir, o->out);
 	if (o->listen)
-		return export_listen(dir, o->listen) < 0;
+		return serve(o, dir);
 	if (o->textfile)
 		return textfile(o, dir);
 	if (o->interval_ms)
