@@ -24,7 +24,13 @@ LDLIBS   := -lxxhash -ljson-c
 LIB_SRC  := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c vmm-glue/*.c))
 TOOL_SRC := $(filter-out tools/vpmu-%.c,$(wildcard tools/*.c))
 HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h tools/*.h fuzz/*.h)
-LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o) $(FB)/gen/events.o
+# The event tables (scripts/gen-events.py; the top-level Makefile's rule).
+$(FB)/gen/events.c: scripts/gen-events.py $(wildcard data/perfmon/tables.csv data/perfmon/*/*.json data/perfmon/*/*/*.json data/perfmon/*/*/*/*.json)
+	@mkdir -p $(dir $@)
+	python3 scripts/gen-events.py --data data/perfmon --c $@
+$(FB)/gen/events.o: $(FB)/gen/events.c $(HDRS)
+	$(CLANG) $(CFLAGS_LIB) $(CPPFLAGS) -c $< -o $@
 TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 
 # libFuzzer options shared by every run: a slow input is a bug too (timeout), a
