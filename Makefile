@@ -44,8 +44,9 @@ TOOLS   := $(patsubst tools/%.c,%,$(wildcard tools/vpmu-*.c))
 # data/perfmon by scripts/gen-events.py (Python 3, standard library only).
 PYTHON  ?= python3
 GEN_EVENTS := scripts/gen-events.py
-EVENT_DATA := $(sort $(wildcard data/perfmon/tables.csv data/perfmon/*/*.json data/perfmon/*/*/*.json \
-	data/perfmon/*/*/*/*.json data/perfmon/intel/mapfile.csv))
+PERFMON ?= data/perfmon
+EVENT_DATA := $(sort $(wildcard $(PERFMON)/tables.csv $(PERFMON)/*/*.json $(PERFMON)/*/*/*.json \
+	$(PERFMON)/*/*/*/*.json $(PERFMON)/intel/mapfile.csv))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/gen/events.o
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
@@ -71,14 +72,14 @@ $(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*.h tests/unit/*.h)
 # the entry (tests/events-gen.t).
 $(B)/gen/events.c: $(GEN_EVENTS) $(EVENT_DATA)
 	@mkdir -p $(dir $@)
-	$(PYTHON) $(GEN_EVENTS) --data data/perfmon --c $@
+	$(PYTHON) $(GEN_EVENTS) --data $(PERFMON) --c $@
 $(B)/gen/events.o: $(B)/gen/events.c $(LIB_HDR)
 	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -c $< -o $@
 # One mdoc page per event table, vpmu-events-TABLE(7), in the build tree.
 $(B)/man/.stamp: $(GEN_EVENTS) $(EVENT_DATA)
 	@mkdir -p $(dir $@)
 	rm -f $(B)/man/vpmu-events-*.7
-	$(PYTHON) $(GEN_EVENTS) --data data/perfmon --man $(B)/man
+	$(PYTHON) $(GEN_EVENTS) --data $(PERFMON) --man $(B)/man
 	touch $@
 event-man: $(B)/man/.stamp
 
@@ -101,7 +102,7 @@ pc_dir = $(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1
 MAN1    := $(sort $(wildcard man/*.1))
 MAN3    := $(sort $(wildcard man/*.3))
 # The event tables' names (the first column of data/perfmon/tables.csv).
-EVENT_TABLES := $(shell sed -n '/^[a-z0-9]/{s/,.*//;/^table$$/d;p}' data/perfmon/tables.csv)
+EVENT_TABLES := $(shell sed -n '/^[a-z0-9]/{s/,.*//;/^table$$/d;p}' $(PERFMON)/tables.csv)
 install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%) $(B)/man/.stamp
 	install -d $(DESTDIR)$(INCDIR)/vpmu $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7

@@ -35,6 +35,7 @@ struct vpmu_event_entry {
 	uint64_t counters;   /* the general counters that count it (bit n) */
 	uint32_t msr_index;  /* 0: none */
 	uint16_t event;      /* event select (AMD: 12 bits) */
+	uint16_t event2;     /* a second event select of it (Intel's "0x2A,0x2B"); 0: none */
 	uint8_t umask, cmask;
 	uint8_t flags;       /* VPMU_EVF_* */
 	uint8_t fixed;       /* the fixed counters that count it (bit j) */
