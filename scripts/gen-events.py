@@ -190,6 +190,8 @@ def read_events(t, path, rel, role):
         if not name:
             raise DataError('%s: no EventName' % where)
         codes = [num(c, 'EventCode', where) for c in str(e['EventCode']).split(',')]
+        if len(codes) > 2:
+            raise DataError('%s: more than two event codes' % where)
         umask = num(e.get('UMask', '0'), 'UMask', where)
         cmask = num(e.get('CounterMask', '0'), 'CounterMask', where)
         for c in codes:
@@ -245,7 +247,7 @@ def read_events(t, path, rel, role):
         errata = e.get('Errata')
         ev = {
             'name': name, 'desc': desc, 'long': e.get('PublicDescription') or desc,
-            'event': codes[0], 'umask': umask, 'cmask': cmask, 'keys': keys,
+            'event': codes[0], 'event2': codes[1] if len(codes) > 1 else 0, 'umask': umask, 'cmask': cmask, 'keys': keys,
             'inv': inv, 'edge': edge, 'any': anyt,
             'pebs': flag(e, 'PEBS'), 'deprecated': flag(e, 'Deprecated'),
             'offcore': flag(e, 'Offcore'), 'alone': flag(e, 'TakenAlone'),
@@ -411,9 +413,9 @@ def write_c(tables, out):
                 ('VPMU_EVF_PEBS', ev['pebs']), ('VPMU_EVF_DEPRECATED', ev['deprecated']),
                 ('VPMU_EVF_OFFCORE', ev['offcore']), ('VPMU_EVF_TAKEN_ALONE', ev['alone'])) if on) or '0'
             gen = GENERIC[ev['generic']] if ev['generic'] else 'VPMU_EV_NONE'
-            w('\t{ %s, %s, 0x%Xull, 0x%Xull, 0x%Xull, 0x%X, 0x%X, 0x%X, 0x%X, %s, 0x%X, %s, %s },' % (
+            w('\t{ %s, %s, 0x%Xull, 0x%Xull, 0x%Xull, 0x%X, 0x%X, 0x%X, 0x%X, 0x%X, %s, 0x%X, %s, %s },' % (
                 cstr(ev['name']), cstr(ev['desc']), ev['keys'][0], ev['msr_value'], ev['gen'],
-                ev['msr_index'], ev['event'], ev['umask'], ev['cmask'], fl, ev['fixed'],
+                ev['msr_index'], ev['event'], ev['event2'], ev['umask'], ev['cmask'], fl, ev['fixed'],
                 gen, cstr(ev['errata'])))
         w('};')
         h = t.hash
@@ -468,11 +470,15 @@ def write_c(tables, out):
 
 
 def roff(s):
-    s = ' '.join(str(s).split())
-    s = s.replace('\\', '\\e')
-    if s[:1] in ('.', "'"):
-        s = '\\&' + s
-    return s
+    """Text for an mdoc page: one sentence a line (mdoc(7) "new sentence, new
+    line"), backslashes escaped, no line starting with a control character."""
+    s = ' '.join(str(s).split()).replace('\\', '\\e')
+    out = []
+    for line in re.split(r'(?<=[A-Za-z0-9)\]"\'][.!?]) +(?=[A-Z(])', s):
+        if line[:1] in ('.', "'"):
+            line = '\\&' + line
+        out.append(line)
+    return '\n'.join(out)
 
 
 def write_man(tables, outdir, date):
