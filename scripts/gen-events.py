@@ -427,7 +427,7 @@ def write_c(tables, out):
         w('static const struct vpmu_event_slot %s_slots[%d] = {' % (c, nslots))
         for s in sorted(h['slots']):
             k, i = h['slots'][s]
-            w('\t[%d] = { 0x%Xull, %d },' % (s, k, i + 1))
+            w('\t[%d] = { 0x%Xull, &%s_events[%d] },' % (s, k, c, i))
         w('};')
         fixed = [0] * 8
         for i, ev in enumerate(t.events):

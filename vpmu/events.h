@@ -43,10 +43,10 @@ struct vpmu_event_entry {
 	const char *errata;  /* NULL: none listed */
 };
 
-/* A hash slot: the key it holds and its entry's index + 1 (0: empty). */
+/* A hash slot: the key it holds and its entry (NULL: empty, whatever the key). */
 struct vpmu_event_slot {
 	uint64_t key;
-	uint16_t entry;
+	const struct vpmu_event_entry *entry;
 };
 
 struct vpmu_event_table {
@@ -97,7 +97,14 @@ vpmu_event_probe(const struct vpmu_event_table *t, uint64_t key)
 	uint64_t h = key * t->mult;
 	const struct vpmu_event_slot *s =
 		&t->slots[((uint32_t)(h >> 16) ^ t->disp[h >> t->bshift]) & t->smask];
-	return s->entry && s->key == key ? &t->ev[s->entry - 1] : (const struct vpmu_event_entry *)0;
+	return s->key == key ? s->entry : (const struct vpmu_event_entry *)0;
+}
+
+/* The second probe of vpmu_event_decode: the event select and unit mask alone. */
+__attribute__((noinline, cold, unused)) static const struct vpmu_event_entry *
+vpmu_event_decode_other(const struct vpmu_event_table *t, uint64_t image)
+{
+	return vpmu_event_probe(t, image & t->key_mask2);
 }
 
 /* The entry an event select image (and, for offcore/matrix events, the value
@@ -107,9 +114,11 @@ vpmu_event_probe(const struct vpmu_event_table *t, uint64_t key)
 static inline const struct vpmu_event_entry *
 vpmu_event_decode(const struct vpmu_event_table *t, uint64_t image, uint64_t aux)
 {
-	const struct vpmu_event_entry *e =
-		vpmu_event_probe(t, (image & t->key_mask) ^ aux * VPMU_EVENT_AUX_MIX);
-	return e ? e : vpmu_event_probe(t, image & t->key_mask2);
+	uint64_t k = image & t->key_mask;
+	const struct vpmu_event_entry *e = vpmu_event_probe(t, k ^ aux * VPMU_EVENT_AUX_MIX);
+	/* The second probe only where it asks something else, out of line: a
+	 * guest's encodings are mostly the data's own. */
+	return e || ((k & ~t->key_mask2) == 0 && !aux) ? e : vpmu_event_decode_other(t, image);
 }
 
 /* The table of an identity among those of one pmu; NULL: none. */
