@@ -73,6 +73,12 @@ $(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*.h tests/unit/*.h)
 $(B)/gen/events.c: $(GEN_EVENTS) $(EVENT_DATA)
 	@mkdir -p $(dir $@)
 	$(PYTHON) $(GEN_EVENTS) --data $(PERFMON) --c $@
+# The Pentium 4's event lists, as X-macros vpmu/models/p4_events.c expands.
+$(B)/gen/p4_event_list.h: $(GEN_EVENTS) $(EVENT_DATA)
+	@mkdir -p $(dir $@)
+	$(PYTHON) $(GEN_EVENTS) --data $(PERFMON) --p4 $@
+$(B)/obj/vpmu/models/p4_events.o: $(B)/gen/p4_event_list.h
+$(B)/obj/vpmu/models/p4_events.o: CPPFLAGS += -I$(B)/gen
 $(B)/gen/events.o: $(B)/gen/events.c $(LIB_HDR)
 	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -c $< -o $@
 # One mdoc page per event table, vpmu-events-TABLE(7), in the build tree.

@@ -29,6 +29,11 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o) $(FB)/gen/events.o
 $(FB)/gen/events.c: scripts/gen-events.py $(wildcard data/perfmon/tables.csv data/perfmon/*/*.json data/perfmon/*/*/*.json data/perfmon/*/*/*/*.json)
 	@mkdir -p $(dir $@)
 	python3 scripts/gen-events.py --data data/perfmon --c $@
+$(FB)/gen/p4_event_list.h: scripts/gen-events.py data/perfmon/vpmu/p4.json
+	@mkdir -p $(dir $@)
+	python3 scripts/gen-events.py --data data/perfmon --p4 $@
+$(FB)/obj/vpmu/models/p4_events.o: $(FB)/gen/p4_event_list.h
+$(FB)/obj/vpmu/models/p4_events.o: CPPFLAGS += -I$(FB)/gen
 $(FB)/gen/events.o: $(FB)/gen/events.c $(HDRS)
 	$(CLANG) $(CFLAGS_LIB) $(CPPFLAGS) -c $< -o $@
 TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)

@@ -50,6 +50,18 @@ LINUX_FIELDS = {
     'Unit', 'ConfigCode', 'Experimental',
 }
 VPMU_FIELDS = {'Key', 'KeyMask', 'Generic', 'Source'}
+# The Pentium 4's (layout p4): an event is an ESCR event select with its CCCR
+# ESCR_SELECT, the ESCR MSRs it can be programmed in and their counters, its
+# EMASK bits by name, and the at-retirement tagging it counts or feeds (Intel
+# SDM vol. 3B, "Performance-Monitoring Events for Intel NetBurst
+# Microarchitecture" and "At-Retirement Counting").  Its generic rows are a
+# "Generic" list beside "Events": an event, an EMASK value and CCCR bits.
+P4_FIELDS = {'EventName', 'EventCode', 'EscrSelect', 'ESCR', 'Counter', 'EventMask',
+             'CountsTagged', 'Tags', 'Shared', 'Models', 'Companion', 'Source',
+             'BriefDescription'}
+P4_GENERIC_FIELDS = {'EventName', 'Event', 'EventMaskValue', 'CCCR', 'Generic', 'Source'}
+P4_TAGS = {'replay': 'P4_TAG_REPLAY', 'front-end': 'P4_TAG_FRONT_END', 'execution': 'P4_TAG_EXECUTION'}
+P4_ESCR_FIRST, P4_ESCR_LAST = 0x3A0, 0x3CD
 HEADER_FIELDS = {'Copyright', 'Info', 'DatePublished', 'Version', 'Legend', 'Source', 'Layout'}
 
 # Bits of an event select register (IA32_PERFEVTSELx, Intel SDM vol. 3B
@@ -62,6 +74,7 @@ LAYOUTS = {
     'evsel': {'event_bits': 8, 'umask': True, 'key_mask': SEL_BITS & ~(0xF << 32)},
     'amd': {'event_bits': 12, 'umask': True, 'key_mask': SEL_BITS & ~ANY},
     'p5': {'event_bits': 7, 'umask': False, 'key_mask': 0x7FF},
+    'p4': {'event_bits': 6, 'umask': False, 'key_mask': 0},
 }
 AUX_MIX = 0xFF51AFD7ED558CCD  # what an MSR value is multiplied by in a key (vpmu/events.h)
 M64 = (1 << 64) - 1
@@ -160,20 +173,119 @@ def load_file(path):
         raise DataError('%s: %s' % (path, ex))
     if isinstance(doc, list):
         return {}, doc, LINUX_FIELDS
-    if not isinstance(doc, dict) or set(doc) - {'Header', 'Events'} or 'Events' not in doc:
+    extra = {'Generic'} if isinstance(doc, dict) and doc.get('Header', {}).get('Layout') == 'p4' else set()
+    if not isinstance(doc, dict) or set(doc) - {'Header', 'Events'} - extra or 'Events' not in doc:
         raise DataError('%s: neither Intel perfmon\'s {"Header", "Events"} nor a list of events' % path)
     hdr = doc.get('Header', {})
     for k in hdr:
         if k not in HEADER_FIELDS:
             raise DataError('%s: Header: unknown field %r' % (path, k))
     fields = INTEL_FIELDS | (VPMU_FIELDS if 'Layout' in hdr else set())
+    if hdr.get('Layout') == 'p4':
+        return hdr, doc, P4_FIELDS
     return hdr, doc['Events'], fields
+
+
+def read_p4(t, doc, rel):
+    """The Pentium 4's file: its events and generic rows (P4_FIELDS)."""
+    t.p4 = {'events': [], 'generic': []}
+    names = {}
+    for i, e in enumerate(doc['Events']):
+        if not isinstance(e, dict) or not e.get('EventName'):
+            raise DataError('%s: entry %d has no EventName' % (rel, i))
+        name = e['EventName']
+        where = '%s: %s' % (rel, name)
+        for k in e:
+            if k not in P4_FIELDS:
+                raise DataError('%s: unknown field %r' % (where, k))
+        for k in ('EventCode', 'EscrSelect', 'ESCR', 'Counter', 'EventMask'):
+            if k not in e:
+                raise DataError('%s: no %s' % (where, k))
+        ev = num(e['EventCode'], 'EventCode', where)
+        if ev >> 6:
+            raise DataError('%s: event select 0x%X is wider than the ESCR\'s 6 bits' % (where, ev))
+        sel = num(e['EscrSelect'], 'EscrSelect', where)
+        if sel >> 3:
+            raise DataError('%s: ESCR select %d is wider than the CCCR\'s 3 bits' % (where, sel))
+        escrs = [num(x, 'ESCR', where) for x in e['ESCR'].split(',')]
+        if not 1 <= len(escrs) <= 2 or any(not P4_ESCR_FIRST <= x <= P4_ESCR_LAST for x in escrs):
+            raise DataError('%s: ESCR %r: one or two of MSRs 0x%X-0x%X' %
+                            (where, e['ESCR'], P4_ESCR_FIRST, P4_ESCR_LAST))
+        gen, fixed = counters_of(e['Counter'], where)
+        if gen & ~t.counters or fixed:
+            raise DataError('%s: counter %r: %s has counters 0-%d' %
+                            (where, e['Counter'], t.name, t.counters.bit_length() - 1))
+        if not isinstance(e['EventMask'], dict):
+            raise DataError('%s: EventMask is not an object of bit: name' % where)
+        bits = {}
+        for b, n in e['EventMask'].items():
+            bi = num(b, 'EventMask bit', where)
+            if bi >= 16:
+                raise DataError('%s: EMASK bit %d outside ESCR[24:9]' % (where, bi))
+            bits[bi] = n
+        for k in ('CountsTagged', 'Tags'):
+            if k in e and e[k] not in P4_TAGS:
+                raise DataError('%s: %s %r is not one of %s' % (where, k, e[k], ', '.join(P4_TAGS)))
+        if name in names:
+            raise DataError('%s: duplicate name' % where)
+        names[name] = e
+        t.p4['events'].append({'name': name, 'event': ev, 'sel': sel, 'escr': escrs, 'ctr': gen,
+                               'bits': bits, 'ct': e.get('CountsTagged'), 'tg': e.get('Tags'),
+                               'shared': flag(e, 'Shared'), 'models': e.get('Models'),
+                               'companion': e.get('Companion'), 'where': where,
+                               'desc': e.get('BriefDescription', ''),
+                               'source': e.get('Source', '')})
+    for ev in t.p4['events']:
+        if ev['companion'] and ev['companion'] not in names:
+            raise DataError('%s: companion %r is no event of the file' % (ev['where'], ev['companion']))
+        if ev['models'] not in (None, '3,4,6'):
+            raise DataError('%s: Models %r: only "3,4,6" (Linux p4_event_match_cpu_model)' %
+                            (ev['where'], ev['models']))
+    for i, r in enumerate(doc.get('Generic', [])):
+        where = '%s: Generic: %s' % (rel, r.get('EventName', 'entry %d' % i))
+        for k in r:
+            if k not in P4_GENERIC_FIELDS:
+                raise DataError('%s: unknown field %r' % (where, k))
+        if r.get('Event') not in names:
+            raise DataError('%s: Event %r is no event of the file' % (where, r.get('Event')))
+        em = num(r.get('EventMaskValue', '0'), 'EventMaskValue', where)
+        valid = sum(1 << b for b in num_keys(names[r['Event']]['EventMask']))
+        if em & ~valid:
+            raise DataError('%s: EMASK 0x%X outside %s\'s bits 0x%X' % (where, em, r['Event'], valid))
+        cccr = [c for c in r.get('CCCR', '').split(',') if c]
+        if set(cccr) - {'COMPARE', 'EDGE'}:
+            raise DataError('%s: CCCR %r: COMPARE and EDGE only' % (where, r['CCCR']))
+        if r.get('Generic') not in GENERIC:
+            raise DataError('%s: unknown generic event %r' % (where, r.get('Generic')))
+        t.p4['generic'].append({'event': r['Event'], 'emask': em, 'cccr': cccr,
+                                'generic': r['Generic'], 'what': r['EventName'].split(':', 1)[-1]})
+    # The catalogue: one entry per event, not hashed (a P4 event is found by its
+    # ESCR and event select: p4_event_of_escr); the ESCRs and EMASK bits are
+    # in its description.
+    for ev in t.p4['events']:
+        what = 'ESCR %s, CCCR select %d; EMASK %s' % (
+            ' or '.join('0x%X' % x for x in ev['escr']), ev['sel'],
+            ' '.join('%d:%s' % (b, n) for b, n in sorted(ev['bits'].items())))
+        t.events.append({
+            'name': ev['name'], 'desc': what, 'long': what + '. ' + ev['source'],
+            'event': ev['event'], 'event2': 0, 'umask': 0, 'cmask': 0, 'keys': [], 'inv': False,
+            'edge': False, 'any': False, 'pebs': False, 'deprecated': False, 'offcore': False,
+            'alone': False, 'msr_index': 0, 'msr_value': 0, 'gen': ev['ctr'], 'fixed': 0,
+            'errata': None, 'source': ev['source'], 'where': ev['where'], 'generic': None,
+            'p4': ev})
+
+
+def num_keys(d):
+    return [int(k, 0) for k in d]
 
 
 def read_events(t, path, rel, role):
     hdr, evs, fields = load_file(path)
     if hdr.get('Layout') and hdr['Layout'] != t.layout:
         raise DataError('%s: Header: layout %s, but table %s is %s' % (rel, hdr['Layout'], t.name, t.layout))
+    if t.layout == 'p4':
+        t.sources.append((rel, hdr.get('Source') or hdr.get('Info') or rel))
+        return read_p4(t, evs, rel)
     lay = LAYOUTS[t.layout]
     src = hdr.get('Source') or hdr.get('Info') or rel
     t.sources.append((rel, src))
@@ -339,6 +451,9 @@ def make_hash(t):
     for k, i in plain.items():
         keys.setdefault(k, i)   # an offcore event without its MSR value: the first
     n = len(keys)
+    if not n:
+        t.hash = {'mult': 1, 'bbits': 2, 'sbits': 4, 'disp': [0] * 4, 'slots': {}}
+        return
     sbits = max(4, (2 * n - 1).bit_length())
     bbits = max(2, sbits - 2)
     items = list(keys.items())
@@ -397,6 +512,8 @@ def write_c(tables, out):
     w('/* Generated by scripts/gen-events.py from data/perfmon (docs/events.md): do not edit.')
     w(' * The data\'s own licences: the SOURCE files under data/perfmon, .reuse/dep5. */')
     w('#include "events.h"\n')
+    if any(getattr(t, 'p4', None) for t in tables):
+        w('extern const struct vpmu_event_desc p4_event_descs[];\n')
     for t in tables:
         c = cident(t.name)
         if t.match:
@@ -414,7 +531,7 @@ def write_c(tables, out):
                 ('VPMU_EVF_OFFCORE', ev['offcore']), ('VPMU_EVF_TAKEN_ALONE', ev['alone'])) if on) or '0'
             gen = GENERIC[ev['generic']] if ev['generic'] else 'VPMU_EV_NONE'
             w('\t{ %s, %s, 0x%Xull, 0x%Xull, 0x%Xull, 0x%X, 0x%X, 0x%X, 0x%X, 0x%X, %s, 0x%X, %s, %s },' % (
-                cstr(ev['name']), cstr(ev['desc']), ev['keys'][0], ev['msr_value'], ev['gen'],
+                cstr(ev['name']), cstr(ev['desc']), ev['keys'][0] if ev['keys'] else 0, ev['msr_value'], ev['gen'],
                 ev['msr_index'], ev['event'], ev['event2'], ev['umask'], ev['cmask'], fl, ev['fixed'],
                 gen, cstr(ev['errata'])))
         w('};')
@@ -440,6 +557,10 @@ def write_c(tables, out):
         w('\t.ev = %s_events, .nr = %d,' % (c, len(t.events)))
         if t.match:
             w('\t.match = %s_match, .nr_match = %d,' % (c, len(t.match)))
+        elif getattr(t, 'p4', None):
+            # The P4's rows are made in vpmu/models/p4_events.c from the lists
+            # write_p4 generates: its keys are event indexes (p4_event_key).
+            w('\t.match = p4_event_descs, .nr_match = %d,' % (len(t.p4['generic']) + len(t.p4['events'])))
         w('\t.key_mask = 0x%Xull, .key_mask2 = 0x%Xull,' % (
             LAYOUTS[t.layout]['key_mask'], LAYOUTS[t.layout]['key_mask'] & (0xFFFF | 0xF << 32)))
         w('\t.mult = 0x%Xull, .bshift = %d, .smask = 0x%X,' % (h['mult'], 64 - h['bbits'], nslots - 1))
@@ -466,6 +587,41 @@ def write_c(tables, out):
     tmp = out + '.tmp'
     with open(tmp, 'w', encoding='utf-8') as f:
         f.write(text)
+    os.replace(tmp, out)
+
+
+def write_p4(tables, out):
+    """The Pentium 4's lists as the X-macros vpmu/models/p4_events.c expands:
+    P4_EVENT_LIST(X) and P4_GENERIC_LIST(X)."""
+    t = next((t for t in tables if getattr(t, 'p4', None)), None)
+    if not t:
+        raise DataError('no table with layout p4')
+    o = ['/* SPDX-License-Identifier: MIT */',
+         '/* Generated by scripts/gen-events.py from data/perfmon/vpmu/p4.json: do not edit.',
+         ' * X(id, name, event select, CCCR select, valid EMASK, ESCR, ESCR or 0, counters,',
+         ' *   counts_tagged, tags, flags, companion, EMASK names...) */',
+         '#define P4_EVENT_LIST(X) \\']
+    ids = {}
+    for ev in t.p4['events']:
+        ident = cident(ev['name'])
+        ids[ev['name']] = ident
+        escr = ev['escr'] + [0]
+        fl = ' | '.join(x for x, on in (('P4_EVF_SHARED', ev['shared']), ('P4_EVF_MODEL346', ev['models'])) if on) or '0'
+        names = ', '.join('[%d] = %s' % (b, cstr(n)) for b, n in sorted(ev['bits'].items()))
+        o.append('\tX(%s, %s, 0x%02X, %d, 0x%04X, 0x%X, 0x%X, 0x%05X, %s, %s, %s, %s, %s) \\' % (
+            ident, cstr(ev['name']), ev['event'], ev['sel'], sum(1 << b for b in ev['bits']),
+            escr[0], escr[1], ev['ctr'], P4_TAGS.get(ev['ct'], 'P4_TAG_NONE'),
+            P4_TAGS.get(ev['tg'], 'P4_TAG_NONE'), fl, cstr(ev['companion']), names))
+    o.append('')
+    o.append('#define P4_GENERIC_LIST(X) \\')
+    for r in t.p4['generic']:
+        cccr = ' | '.join('P4_CCCR_' + c for c in r['cccr']) or '0'
+        o.append('\tX(%s, %s, 0x%04X, %s, %s) \\' % (ids[r['event']], GENERIC[r['generic']],
+                                                     r['emask'], cccr, cstr(r['what'])))
+    o.append('')
+    tmp = out + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        f.write('\n'.join(o) + '\n')
     os.replace(tmp, out)
 
 
@@ -537,11 +693,18 @@ def main():
     ap.add_argument('--data', default='data/perfmon')
     ap.add_argument('--c', help='write the C tables to this file')
     ap.add_argument('--man', help='write the manual pages into this directory')
+    ap.add_argument('--p4', help="write the Pentium 4's X-macro lists to this file")
     ap.add_argument('--date', default='November 27, 2026', help='the pages\' .Dd')
     ap.add_argument('--list', action='store_true', help='print the tables and their sizes')
     a = ap.parse_args()
     try:
         tables = build(a.data)
+    except DataError as ex:
+        print('gen-events: %s' % ex, file=sys.stderr)
+        return 1
+    try:
+        if a.p4:
+            write_p4(tables, a.p4)
     except DataError as ex:
         print('gen-events: %s' % ex, file=sys.stderr)
         return 1

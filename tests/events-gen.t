@@ -67,4 +67,42 @@ fails "a generic row without a KeyMask" "vpmu/toy.json: CYCLES: a generic row ne
 fails "an unknown generic event" "vpmu/toy.json: CYCLES: unknown generic event 'clocks'" 's/"Generic": "cycles"/"Generic": "clocks"/'
 fails "a file that is not JSON" "vpmu/toy.json: Expecting" 's/^{ "Header"/{ Header/'
 fails "a table line without all its columns" "tables.csv:2: 9 columns" 's/^toy,p6,evsel,/toy,evsel,/'
+# The Pentium 4's layout: its own fields, checked as strictly.
+mk4() {
+	rm -rf "$tmp/d" && mkdir -p "$tmp/d/vpmu"
+	cat >"$tmp/d/tables.csv" <<'CSV'
+table,pmu,layout,vendor,family,model,stepping,counters,fixed,files
+p4,p4,p4,GenuineIntel,15,*,*,0-17,0,vpmu/p4.json
+CSV
+	cat >"$tmp/d/vpmu/p4.json" <<'JSON'
+{ "Header": { "Info": "toy", "Layout": "p4" },
+  "Events": [
+   { "EventName": "GLOBAL_POWER_EVENTS", "EventCode": "0x13", "EscrSelect": "6",
+     "ESCR": "0x3A2,0x3A3", "Counter": "0,1,2,3", "EventMask": { "0": "RUNNING" },
+     "Companion": "GLOBAL_POWER_EVENTS", "Source": "test" } ],
+  "Generic": [
+   { "EventName": "GLOBAL_POWER_EVENTS:RUNNING", "Event": "GLOBAL_POWER_EVENTS",
+     "EventMaskValue": "0x0001", "Generic": "cycles", "Source": "test" } ] }
+JSON
+}
+fails4() {
+	mk4
+	sed -i "$3" "$tmp/d/vpmu/p4.json"
+	make --no-print-directory -s B="$tmp/b" PERFMON="$tmp/d" "$tmp/b/gen/p4_event_list.h" >"$tmp/out" 2>&1
+	st=$?
+	[ $st -ne 0 ] && grep -q "$2" "$tmp/out"
+	ok $? "p4: $1: the build fails naming it" "$tmp/out"
+}
+mk4
+make --no-print-directory -s B="$tmp/b" PERFMON="$tmp/d" "$tmp/b/gen/p4_event_list.h" >"$tmp/out" 2>&1 &&
+	grep -q 'X(GLOBAL_POWER_EVENTS, VPMU_EV_CYCLES, 0x0001, 0, "RUNNING")' "$tmp/b/gen/p4_event_list.h"
+ok $? "p4: the toy data builds its X-macro lists" "$tmp/out"
+rm -rf "$tmp/b"
+fails4 "an ESCR that is no ESCR" "vpmu/p4.json: GLOBAL_POWER_EVENTS: ESCR '0x3A2,0x3D0'" 's/"0x3A2,0x3A3"/"0x3A2,0x3D0"/'
+fails4 "an event select wider than 6 bits" "vpmu/p4.json: GLOBAL_POWER_EVENTS: event select 0x53" 's/"EventCode": "0x13"/"EventCode": "0x53"/'
+fails4 "a counter the P4 does not have" "vpmu/p4.json: GLOBAL_POWER_EVENTS: counter '0,1,2,18'" 's/"Counter": "0,1,2,3"/"Counter": "0,1,2,18"/'
+fails4 "an EMASK bit outside ESCR[24:9]" "vpmu/p4.json: GLOBAL_POWER_EVENTS: EMASK bit 16" 's/"0": "RUNNING"/"16": "RUNNING"/'
+fails4 "a generic row's EMASK outside its event's" "vpmu/p4.json: Generic: GLOBAL_POWER_EVENTS:RUNNING: EMASK 0x3" 's/"EventMaskValue": "0x0001"/"EventMaskValue": "0x0003"/'
+fails4 "a companion that is no event" "vpmu/p4.json: GLOBAL_POWER_EVENTS: companion 'BSQ'" 's/"Companion": "GLOBAL_POWER_EVENTS"/"Companion": "BSQ"/'
+fails4 "an unknown field" "vpmu/p4.json: GLOBAL_POWER_EVENTS: unknown field 'UMask'" 's/"EscrSelect": "6",/"EscrSelect": "6", "UMask": "0x01",/'
 echo "1..$n"

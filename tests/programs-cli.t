@@ -113,7 +113,7 @@ assert names == [w['EventName'] for w in want], 'the text listing differs'
 print('%s: %d events' % (model, len(want)))
 PY
 }
-for m in skylake sapphirerapids nehalem icelake zen4 zen1 p6 k8 6x86mx c3; do
+for m in skylake sapphirerapids nehalem icelake zen4 zen1 p6 k8 6x86mx c3 p4; do
 	check_events $m
 	ok $? "vpmu-events $m and --json $m: exactly the events of its data, names and encodings" "$tmp/py"
 done

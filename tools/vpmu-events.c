@@ -98,7 +98,7 @@ static void encoding_text(char *buf, size_t n, const struct vpmu_event_info *e, 
 
 static bool has_umask(const char *pmu)
 {
-	return strcmp(pmu, "p5") && strcmp(pmu, "winchip-c6") && strcmp(pmu, "winchip2");
+	return strcmp(pmu, "p5") && strcmp(pmu, "winchip-c6") && strcmp(pmu, "winchip2") && strcmp(pmu, "p4");
 }
 
 static json_object *event_json(const struct vpmu_event_info *e)

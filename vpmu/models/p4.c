@@ -365,20 +365,6 @@ static const struct vpmu_model_ops p4_ops = {
  * glue (vpmu_vm_cpu). */
 #define P4_EDX (P6_BASE | F_CLFSH | F_SSE | F_SSE2)
 
-/* The NetBurst events are not in data/perfmon yet: their key is the event's
- * index in p4_events.c's list (p4_event_key), and its ESCR/CCCR pairs are no
- * event-select layout of scripts/gen-events.py.  The table has the generic rows
- * alone, no catalogue (vpmu-events lists the rows). */
-static const uint16_t p4_no_disp[1];
-static const struct vpmu_event_slot p4_no_slots[1];
-static const struct vpmu_event_table p4_table = {
-	.name = "p4", .pmu = "p4",
-	.source = "vpmu/models/p4_events.c (Linux arch/x86/include/asm/perf_event_p4.h, "
-		  "Intel SDM vol. 3B NetBurst event tables)",
-	.match = p4_event_descs, .nr_match = P4_NR_EVENT_DESCS,
-	.disp = p4_no_disp, .slots = p4_no_slots,
-};
-
 #define P4_COMMON                                                            \
 	.regspace = VPMU_SPACE_MSR,                                          \
 	.caps = VPMU_CAP_PCINT | VPMU_CAP_HT,                                \
@@ -388,7 +374,7 @@ static const struct vpmu_event_table p4_table = {
 	.regs = p4_regs, .nr_regs = P4_NR_REGS,                              \
 	.misc_reset = p4_misc_reset,                                         \
 	.rules = p4_rules, .nr_rules = P4_NR_RULES,                          \
-	.table = &p4_table,                                                  \
+	.table = &vpmu_events_p4,   /* data/perfmon/vpmu/p4.json */            \
 	.event_exclude = P4_KEY_COMPLEMENT | P4_KEY_THRESHOLD,               \
 	.ops = &p4_ops
 
