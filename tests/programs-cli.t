@@ -128,6 +128,10 @@ ok $? "vpmu-events skylake --decode 0x5300c0: INST_RETIRED.ANY_P" "$tmp/out"
 "$E" --json icelake --decode 0x4300c0 >"$tmp/out" 2>"$tmp/err" &&
 	${PYTHON:-python3} -c 'import json,sys; e=json.load(open(sys.argv[1]))[0]["events"]; assert [x["name"] for x in e] == ["INST_RETIRED.ANY_P"]' "$tmp/out"
 ok $? "vpmu-events --json icelake --decode 0x4300c0: one event, INST_RETIRED.ANY_P" "$tmp/out"
+"$E" skylake --decode 0x15300c0 >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^skylake: 0x15300c0 is INST_RETIRED.ANY_P$' "$tmp/out" &&
+	grep -q '^  note: 0x15300c0 also sets modifiers .*bits 0x1000000)$' "$tmp/out"
+ok $? "vpmu-events skylake --decode 0x15300c0: INST_RETIRED.ANY_P, and the counter mask it adds" "$tmp/out"
 "$E" skylake --decode 0x53ffee >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q 'no event of table skylake' "$tmp/err"
 ok $? "vpmu-events skylake --decode 0x53ffee: no such event, status 1 (status $rc)" "$tmp/err"

@@ -185,10 +185,21 @@ static int show_events(const char *model, char **names, int nr_names, const char
 			fprintf(stderr, PROG ": %s: 0x%llx is no event of table %s\n", model, v, table);
 			return 1;
 		}
-		if (ja)
-			json_object_array_add(ja, event_json(&e));
-		else
+		/* The decode falls back to the event select and unit mask alone: say
+		 * which modifiers (CMASK, INV, E, AnyThread) the value adds. */
+		uint64_t mods = 0xFFull << 24 | 1ull << 23 | 1ull << 21 | 1ull << 18;
+		bool extra = has_umask(pmu) && ((v ^ e.encoding) & mods);
+		if (ja) {
+			json_object *o = event_json(&e);
+			json_object_object_add(o, "modifiers_not_in_data", json_object_new_boolean(extra));
+			json_object_array_add(ja, o);
+		} else {
 			printf("%s: 0x%llx is ", model, v), describe(pmu, &e);
+			if (extra)
+				printf("  note: 0x%llx also sets modifiers the data does not list for it "
+				       "(counter mask, INV, E or AnyThread: bits 0x%llx)\n",
+				       v, (unsigned long long)((v ^ e.encoding) & mods));
+		}
 		return 0;
 	}
 	if (nr_names) {
