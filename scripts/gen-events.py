@@ -3,7 +3,7 @@
 """Event tables from perfmon data (docs/events.md), the way Linux's
 tools/perf/pmu-events/jevents.py makes pmu-events.c from the same JSON.
 
-    scripts/gen-events.py [--data DIR] [--c FILE] [--man DIR] [--check]
+    scripts/gen-events.py [--data DIR] [--c FILE] [--p4 FILE] [--man DIR] [--list]
 
 reads DIR/tables.csv (default data/perfmon): one line per table (a CPU's event
 list), naming the PMU it runs on, its counters and the identities (vendor,
@@ -12,9 +12,12 @@ from.  Three shapes of event file are read:
   - Intel perfmon (github.com/intel/perfmon): {"Header": ..., "Events": [...]};
   - Linux perf's pmu-events (tools/perf/pmu-events/arch/x86/amdzen*): a list;
   - vpmu's own, for CPUs without published data: Intel's shape plus "Key",
-    "KeyMask", "Generic" and "Source" (data/perfmon/vpmu/).
+    "KeyMask", "Generic" and "Source" (data/perfmon/vpmu/); the Pentium 4's
+    with its ESCR/CCCR fields (P4_FIELDS).
 With --c it writes the C tables (struct vpmu_event_table, vpmu/events.h), with
---man one mdoc page per table, vpmu-events-TABLE.7.  A malformed or inconsistent
+--p4 the Pentium 4's X-macro lists (vpmu/models/p4_events.c), with --man one
+mdoc page per table, vpmu-events-TABLE.7; --list prints the tables.  Without
+any, it checks the data.  A malformed or inconsistent
 file (unknown field, duplicate name, an encoding outside the PMU's width, a
 counter the CPU does not have) is an error naming the file and the entry, and
 the exit status is 1.
