@@ -42,11 +42,19 @@ LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.
 # The programs' mains, one per folder of tools/ (below).
 TOOL_MAINS := $(wildcard tools/*/vpmu-*.c)
 TOOLS   := $(patsubst %.c,%,$(notdir $(TOOL_MAINS)))
+# The event tables (docs/events.md): C and manual pages generated from
+# data/perfmon by scripts/gen-events.py (Python 3, standard library only).
+PYTHON  ?= python3
+GEN_EVENTS := scripts/gen-events.py
+PERFMON ?= data/perfmon
+EVENT_DATA := $(sort $(wildcard $(PERFMON)/tables.csv $(PERFMON)/*/*.json $(PERFMON)/*/*/*.json \
+	$(PERFMON)/*/*/*/*.json $(PERFMON)/intel/mapfile.csv))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/gen/events.o
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all lib check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install uninstall man version
+.PHONY: all lib event-man check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install uninstall man version
 .SECONDARY:
-all: lib $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a
+all: lib event-man $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a
 # The library's build dependencies are libxxhash and the kernel's KVM headers
 # (linux-libc-dev); json-c, libmicrohttpd and libvirt are the programs'.
 lib: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so
@@ -62,11 +70,32 @@ $(B)/obj/%.o: %.c $(LIB_HDR) $(wildcard tools/*/*.h tools/*/*/*.h tests/unit/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -Itools -Itests/unit -c $< -o $@
 
-$(B)/lib/libvpmu.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
+# A data file that is malformed or inconsistent fails here, naming the file and
+# the entry (tests/events-gen.t).
+$(B)/gen/events.c: $(GEN_EVENTS) $(EVENT_DATA)
+	@mkdir -p $(dir $@)
+	$(PYTHON) $(GEN_EVENTS) --data $(PERFMON) --c $@
+# The Pentium 4's event lists, as X-macros vpmu/models/p4_events.c expands.
+$(B)/gen/p4_event_list.h: $(GEN_EVENTS) $(EVENT_DATA)
+	@mkdir -p $(dir $@)
+	$(PYTHON) $(GEN_EVENTS) --data $(PERFMON) --p4 $@
+$(B)/obj/vpmu/models/p4_events.o: $(B)/gen/p4_event_list.h
+$(B)/obj/vpmu/models/p4_events.o: CPPFLAGS += -I$(B)/gen
+$(B)/gen/events.o: $(B)/gen/events.c $(LIB_HDR)
+	$(CC) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(VIS) -fPIC $(CPPFLAGS) -c $< -o $@
+# One mdoc page per event table, vpmu-events-TABLE(7), in the build tree.
+$(B)/man/.stamp: $(GEN_EVENTS) $(EVENT_DATA)
+	@mkdir -p $(dir $@)
+	rm -f $(B)/man/vpmu-events-*.7
+	$(PYTHON) $(GEN_EVENTS) --data $(PERFMON) --man $(B)/man
+	touch $@
+event-man: $(B)/man/.stamp
+
+$(B)/lib/libvpmu.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/lib/libvpmu.so: $(LIB_SRC:%.c=$(B)/obj/%.o)
+$(B)/lib/libvpmu.so: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libvpmu.so.$(SOMAJOR) $(CFLAGS) $(EXTRA_CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -80,9 +109,11 @@ PROGRAMS := vpmu-run vpmu-trace vpmu-stat vpmu-events
 pc_dir = $(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1))
 MAN1    := $(sort $(wildcard man/*.1))
 MAN3    := $(sort $(wildcard man/*.3))
-install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%)
+# The event tables' names (the first column of data/perfmon/tables.csv).
+EVENT_TABLES := $(shell sed -n '/^[a-z0-9]/{s/,.*//;/^table$$/d;p}' $(PERFMON)/tables.csv)
+install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%) $(B)/man/.stamp
 	install -d $(DESTDIR)$(INCDIR)/vpmu $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 include/vpmu/*.h $(DESTDIR)$(INCDIR)/vpmu/
 	install -m 644 $(B)/lib/libvpmu.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(B)/lib/libvpmu.so $(DESTDIR)$(LIBDIR)/libvpmu.so.$(VERSION)
@@ -96,6 +127,7 @@ install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%)
 	install -m 755 $(PROGRAMS:%=$(B)/bin/%) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 $(B)/man/vpmu-events-*.7 $(DESTDIR)$(MANDIR)/man7/
 
 # Everything install put there, and the one directory that is vpmu's alone
 # (tests/install.t installs, uninstalls and finds nothing left).
@@ -106,6 +138,7 @@ uninstall:
 		libvpmu.so pkgconfig/libvpmu.pc)
 	rm -f $(PROGRAMS:%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%)
+	rm -f $(EVENT_TABLES:%=$(DESTDIR)$(MANDIR)/man7/vpmu-events-%.7)
 
 # The manual pages are written once, in mdoc(7), in man/; docs/man/PAGE.md is
 # their rendering for the web (mandoc -T markdown; Debian's mandoc package),

@@ -20,6 +20,11 @@
  *                glue statistics published under the sequence count, as the vCPU
  *                thread does before its next entry once per snapshot asked for
  *   baseline     the measuring loop with an empty operation (its overhead)
+ *   decode       the event table's O(1) decode of an event select image to its
+ *                entry (vpmu/events.h vpmu_event_decode), per table, over the
+ *                images of every event of the Sapphire Rapids table in turn
+ *                (with USR|OS|INT|EN and each offcore event's MSR value): most
+ *                miss on the other tables, the two-probe worst case
  *
  * Modes:
  *   bench_ops [--iters N] [--runs R]         ns/op (median of R runs of N iterations)
@@ -29,6 +34,9 @@
  *                                            around the loop (run under valgrind
  *                                            --tool=callgrind --collect-atstart=no)
  *   bench_ops --list                         the benchmarked models that are registered
+ *   bench_ops --callgrind --op decode --table T [--iters N]
+ *                                            the decode on event table T
+ *   bench_ops --tables                       the event tables (vpmu-events-TABLE(7))
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -42,6 +50,8 @@
 #include "vpmu/backend.h"
 #include "vpmu/vpmu.h"
 #include "../vmm-glue/kvm_live.h"
+/* Internal: the generated event tables and their inline decode (docs/events.md). */
+#include "events.h"
 
 /* Per model: the event select and counter MSRs used, and two valid a-mode event
  * select values (enabled, USR|OS, counting different events) so every write in the
@@ -191,6 +201,36 @@ __attribute__((noinline)) static void op_global_same(struct bench *b, uint64_t i
 	enum vpmu_fault f;
 	(void)i;
 	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, 0x38F, 0xF, &f);
+}
+
+/* decode: the table measured, and the images of Sapphire Rapids' events. */
+static const struct vpmu_event_table *decode_table;
+static uint64_t decode_image[4096], decode_aux[4096];
+static unsigned nr_decode;
+
+__attribute__((noinline)) static const struct vpmu_event_entry *
+bench_event_decode(const struct vpmu_event_table *t, uint64_t image, uint64_t aux)
+{
+	return vpmu_event_decode(t, image, aux);
+}
+
+__attribute__((noinline)) static void op_decode(struct bench *b, uint64_t i)
+{
+	unsigned j = (unsigned)(i % nr_decode);
+	b->sink += (uintptr_t)bench_event_decode(decode_table, decode_image[j], decode_aux[j]);
+}
+
+static void decode_setup(const struct vpmu_event_table *t)
+{
+	const struct vpmu_event_table *spr = &vpmu_events_sapphirerapids;
+	decode_table = t;
+	nr_decode = 0;
+	for (unsigned i = 0; i < spr->nr && nr_decode < 4096; i++) {
+		if (!spr->ev[i].counters)
+			continue;   /* a fixed counter's pseudo-encoding */
+		decode_image[nr_decode] = spr->ev[i].key | 0x530000;   /* USR|OS|INT|EN */
+		decode_aux[nr_decode++] = spr->ev[i].msr_index ? spr->ev[i].msr_value : 0;
+	}
 }
 
 struct op {
@@ -374,14 +414,59 @@ static void usage(void)
 	exit(2);
 }
 
+/* The decode op on one table, or on every table (timing). */
+static int run_decode(const char *table, int callgrind, uint64_t iters, unsigned runs)
+{
+	int rc = 1;
+	for (unsigned t = 0; t < vpmu_nr_event_tables; t++) {
+		const struct vpmu_event_table *tb = vpmu_event_tables[t];
+		if (table && strcmp(table, tb->name) != 0)
+			continue;
+		decode_setup(tb);
+		struct bench b = { 0 };
+		unsigned hits = 0;
+		for (unsigned j = 0; j < nr_decode; j++)
+			hits += bench_event_decode(tb, decode_image[j], decode_aux[j]) != NULL;
+		rc = 0;
+		if (callgrind) {
+			CALLGRIND_TOGGLE_COLLECT;
+			for (uint64_t i = 0; i < iters; i++)
+				op_decode(&b, i);
+			CALLGRIND_TOGGLE_COLLECT;
+			printf("%s decode iters=%" PRIu64 " images=%u found=%u ctrl_writes/op=0.000 "
+			       "ctr_writes/op=0.000\n", tb->name, iters, nr_decode, hits);
+			continue;
+		}
+		double best = 0;
+		for (unsigned r = 0; r < runs; r++) {
+			double t0 = now_ns();
+			for (uint64_t i = 0; i < iters; i++)
+				op_decode(&b, i);
+			double ns = (now_ns() - t0) / (double)iters;
+			if (!r || ns < best)
+				best = ns;
+		}
+		printf("%-14s decode %9.1f ns (min of %u), %u of %u Sapphire Rapids images found\n",
+		       tb->name, best, runs, hits, nr_decode);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t iters = 0;
 	unsigned runs = 7;
 	int callgrind = 0, list = 0;
-	const char *model = NULL, *opname = NULL;
+	const char *model = NULL, *opname = NULL, *table = NULL;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--callgrind"))
+		if (!strcmp(argv[i], "--tables")) {
+			for (unsigned t = 0; t < vpmu_nr_event_tables; t++)
+				printf("%s\n", vpmu_event_tables[t]->name);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--table") && i + 1 < argc)
+			table = argv[++i];
+		else if (!strcmp(argv[i], "--callgrind"))
 			callgrind = 1;
 		else if (!strcmp(argv[i], "--list"))
 			list = 1;
@@ -398,6 +483,8 @@ int main(int argc, char **argv)
 	}
 	if (runs == 0)
 		usage();
+	if (opname && !strcmp(opname, "decode"))
+		return run_decode(table, callgrind, iters ? iters : (callgrind ? 100000 : 1000000), runs);
 	if (model && !find_bench_model(model))
 		usage();
 	if (opname && !find_op(opname))
@@ -435,5 +522,7 @@ int main(int argc, char **argv)
 	}
 	if (!measured && !list)
 		rc = 1;
+	if (!list && !callgrind && !model && !opname)
+		rc |= run_decode(NULL, 0, iters ? iters : 1000000, runs);
 	return rc;
 }

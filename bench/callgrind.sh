@@ -29,6 +29,7 @@ target() {
 	p6/switch-hit | k7/switch-hit | p4/switch-hit) echo 150 ;;
 	skylake/pmi-handler) echo 1200 ;;
 	skylake/global-same) echo 100 ;;
+	*/decode) echo 40 ;;
 	*) echo - ;;
 	esac
 }
@@ -42,6 +43,7 @@ api_funcs() {
 	live-publish) echo "kvm_live_request kvm_live_publish" ;;
 	pmi-handler) echo "vpmu_reg_write vpmu_reg_read vpmu_rdpmc" ;;
 	global-same) echo vpmu_reg_write ;;
+	decode) echo bench_event_decode ;;
 	*) echo ;;
 	esac
 }
@@ -96,6 +98,19 @@ for model in $("$BIN" --list | grep -v '^#'); do
 		fi
 		printf '%-6s %-12s %9s %9s %7s %11s %10s %s\n' "$model" "$op" "$loop" "$lib" "$t" "$ctrl" "$ctr" "$verdict"
 	done
+done
+# The event tables' decode (docs/events.md): every table, over the images of
+# every Sapphire Rapids event.
+for table in $("$BIN" --tables); do
+	f="$OUT/callgrind.out.$table.decode"
+	line=$(valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$f" \
+		"$BIN" --callgrind --op decode --table "$table" --iters "$ITERS" 2>"$f.log") || {
+		echo "callgrind.sh: $table decode failed:" >&2; cat "$f.log" >&2; exit 1; }
+	loop=$(awk -v i="$(ir_of "$f")" -v n="$ITERS" 'BEGIN { printf "%.1f", i / n }')
+	lib=$(awk -v i="$(incl_of "$f" bench_event_decode)" -v n="$ITERS" 'BEGIN { printf "%.1f", i / n }')
+	t=$(target "$table/decode")
+	if awk -v n="$lib" -v t="$t" 'BEGIN { exit !(n <= t) }'; then verdict=ok; else verdict=MISSED; fi
+	printf '%-6s %-12s %9s %9s %7s %11s %10s %s\n' "$table" decode "$loop" "$lib" "$t" - - "$verdict"
 done
 echo "# Ir/op over $ITERS iterations; hot spots: callgrind_annotate --inclusive=yes $OUT/callgrind.out.MODEL.OP"
 exit $status

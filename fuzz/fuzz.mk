@@ -27,7 +27,18 @@ LIB_SRC  := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c vmm-glu
 TOOL_SRC := $(filter-out %/vpmu-trace.c,$(wildcard tools/accounting/*.c \
 		tools/common/*.c tools/live/*.c tools/trace/*.c))
 HDRS     := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h tools/*/*.h fuzz/*.h)
-LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(FB)/obj/%.o) $(FB)/gen/events.o
+# The event tables (scripts/gen-events.py; the top-level Makefile's rule).
+$(FB)/gen/events.c: scripts/gen-events.py $(wildcard data/perfmon/tables.csv data/perfmon/*/*.json data/perfmon/*/*/*.json data/perfmon/*/*/*/*.json)
+	@mkdir -p $(dir $@)
+	python3 scripts/gen-events.py --data data/perfmon --c $@
+$(FB)/gen/p4_event_list.h: scripts/gen-events.py data/perfmon/vpmu/p4.json
+	@mkdir -p $(dir $@)
+	python3 scripts/gen-events.py --data data/perfmon --p4 $@
+$(FB)/obj/vpmu/models/p4_events.o: $(FB)/gen/p4_event_list.h
+$(FB)/obj/vpmu/models/p4_events.o: CPPFLAGS += -I$(FB)/gen
+$(FB)/gen/events.o: $(FB)/gen/events.c $(HDRS)
+	$(CLANG) $(CFLAGS_LIB) $(CPPFLAGS) -c $< -o $@
 TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 
 # libFuzzer options shared by every run: a slow input is a bug too (timeout), a

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make install DESTDIR=... puts exactly the headers, libraries, libvpmu.pc,
-# the four programs and the five manual pages under PREFIX, and make
+# the four programs, their manual pages and one vpmu-events-TABLE(7) page per
+# event table (data/perfmon/tables.csv) under PREFIX, and make
 # uninstall with the same variables removes every one of them again.
 # (tests/abi.t builds programs against what is installed.)
 B=${VPMU_BUILD:-build}
@@ -14,7 +15,7 @@ version=$(make -s --no-print-directory version)
 root=$tmp/root
 progs="vpmu-run vpmu-trace vpmu-stat vpmu-events"
 # Nothing is rebuilt: what $B holds is installed (-o: taken as up to date).
-keep="-o $B/lib/libvpmu.a -o $B/lib/libvpmu.so"
+keep="-o $B/lib/libvpmu.a -o $B/lib/libvpmu.so -o $B/man/.stamp"
 for p in $progs; do keep="$keep -o $B/bin/$p"; done
 
 {
@@ -24,6 +25,8 @@ for p in $progs; do keep="$keep -o $B/bin/$p"; done
 	echo "/usr/lib/libvpmu.so.$version"; echo /usr/lib/pkgconfig/libvpmu.pc
 	for m in man/*.1; do echo "/usr/share/man/man1/${m#man/}"; done
 	for m in man/*.3; do echo "/usr/share/man/man3/${m#man/}"; done
+	sed -n '/^[a-z0-9]/{s/,.*//;/^table$/d;p}' data/perfmon/tables.csv |
+		while read -r t; do echo "/usr/share/man/man7/vpmu-events-$t.7"; done
 } | sort >"$tmp/want"
 
 # shellcheck disable=SC2086 # $keep is a list of make options

@@ -18,8 +18,10 @@ else
 fi
 
 # Source files: everything tracked but documentation, traces, JSON, licence
-# texts and the patch series (whose files carry the kernel's own lines).
-git ls-files | grep -v -E '\.(md|json|trace|txt)$|^LICENSE$|^LICENSES/|^\.reuse/|^patches/' |
+# texts, the patch series (whose files carry the kernel's own lines) and the
+# event data carried unchanged from Intel and Linux (data/perfmon/intel, amd:
+# .reuse/dep5 gives their licences, checked below).
+git ls-files | grep -v -E '\.(md|json|trace|txt)$|^LICENSE$|^LICENSES/|^\.reuse/|^patches/|^data/perfmon/(intel|amd)/' |
 	while read -r f; do
 		head -n 5 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"
 	done >"$tmp/missing"
@@ -30,6 +32,10 @@ git ls-files 'patches/*.patch' | xargs grep -h 'SPDX-License-Identifier' >"$tmp/
 [ -s "$tmp/gpl" ] && ! grep -v 'SPDX-License-Identifier: GPL-2.0-only$' "$tmp/gpl" &&
 	grep -q '^Files: patches/\*' .reuse/dep5 && grep -q '^License: GPL-2.0-only' .reuse/dep5
 ok $? "the kernel patches: the files they add are GPL-2.0-only, and .reuse/dep5 says so for patches/" "$tmp/gpl"
+grep -q '^Files: data/perfmon/intel/\*' .reuse/dep5 && grep -q '^License: BSD-3-Clause' .reuse/dep5 &&
+	grep -q '^Files: data/perfmon/amd/\*' .reuse/dep5 && [ -f LICENSES/BSD-3-Clause.txt ] &&
+	cmp -s LICENSES/BSD-3-Clause.txt data/perfmon/intel/LICENSE
+ok $? "the carried event data: Intel's BSD-3-Clause (its LICENSE) and Linux's AMD data in .reuse/dep5"
 grep -q '^MIT License' LICENSE && grep -q 'GPL-2.0-only' LICENSE
 ok $? "LICENSE: MIT, and where GPL-2.0-only applies" LICENSE
 echo "1..$n"

@@ -42,4 +42,27 @@ for prog in vpmu-run vpmu-trace vpmu-stat vpmu-events; do
 	[ -s "$tmp/opts" ] && [ -z "$missing" ]
 	ok $? "man/$prog.1 documents every long option of $prog --help${missing:+ (missing:$missing)}"
 done
+# The event tables' pages, generated into the build tree (make: $B/man/, from
+# data/perfmon by scripts/gen-events.py): one per table, lint-clean, and man -l
+# renders them with the table's events.
+tables=$(sed -n '/^[a-z0-9]/{s/,.*//;/^table$/d;p}' data/perfmon/tables.csv)
+missing=
+for t in $tables; do [ -f "$B/man/vpmu-events-$t.7" ] || missing="$missing $t"; done
+[ -n "$tables" ] && [ -z "$missing" ]
+ok $? "$B/man/ has vpmu-events-TABLE.7 for every table${missing:+ (missing:$missing)}"
+if have mandoc; then
+	: >"$tmp/lint"
+	for t in $tables; do mandoc -T lint -W warning "$B/man/vpmu-events-$t.7" >>"$tmp/lint" 2>&1; done
+	[ ! -s "$tmp/lint" ]
+	ok $? "the vpmu-events-TABLE.7 pages: mandoc -T lint -W warning is silent" "$tmp/lint"
+else
+	skip "the vpmu-events-TABLE.7 pages: mandoc -T lint" "no mandoc (scripts/install-deps installs it)"
+fi
+if have man; then
+	MANPAGER=cat MANWIDTH=80 man -l "$B/man/vpmu-events-skylake.7" >"$tmp/man" 2>&1 &&
+		grep -q 'INST_RETIRED.ANY_P' "$tmp/man" && grep -q 'event 0xC0, umask 0x00' "$tmp/man"
+	ok $? "man -l vpmu-events-skylake.7 renders, INST_RETIRED.ANY_P with its encoding" "$tmp/man"
+else
+	skip "man -l vpmu-events-skylake.7 renders" "no man (scripts/install-deps installs man-db)"
+fi
 echo "1..$n"

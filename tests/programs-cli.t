@@ -75,4 +75,70 @@ ok $? "vpmu-events c3: one counter, counter 1 (PERFCTR1), as its description say
 "$E" p4-em64t >"$tmp/out" 2>"$tmp/err" && "$E" p4 >"$tmp/p4" 2>>"$tmp/err"
 [ $? -eq 0 ] && ! grep -E -q '^    0x3b[ab] ' "$tmp/out" && [ "$(grep -E -c '^    0x3b[ab] ' "$tmp/p4")" -eq 2 ]
 ok $? "vpmu-events p4-em64t lists no IQ_ESCR0/1 (0x3ba, 0x3bb), which its CPU lacks; p4 lists both" "$tmp/out"
+# vpmu-events MODEL lists exactly the events of its table's data files, with
+# their names and encodings; --json gives the same to tools.  Checked against
+# data/perfmon itself (tables.csv and the JSON files), not copied output.
+check_events() {
+	"$E" --json "$1" >"$tmp/json" 2>"$tmp/err" && "$E" "$1" >"$tmp/text" 2>>"$tmp/err" &&
+	${PYTHON:-python3} - "$1" "$tmp/json" "$tmp/text" >"$tmp/py" 2>&1 <<'PY'
+import csv, json, sys
+model, jpath, tpath = sys.argv[1:]
+got = json.load(open(jpath))[0]
+rows = [r for r in csv.DictReader(l for l in open('data/perfmon/tables.csv') if not l.startswith('#'))
+        if r['table'] == got['table']]
+assert len(rows) == 1, 'table %s in tables.csv' % got['table']
+want = []
+for f in rows[0]['files'].split():
+    if f.endswith(':generic'):
+        continue
+    d = json.load(open('data/perfmon/' + f))
+    for e in (d['Events'] if isinstance(d, dict) else d):
+        if 'EventCode' in e and 'MetricName' not in e:
+            want.append(e)
+assert len(want) == len(got['events']), '%d events in the data, %d listed' % (len(want), len(got['events']))
+for w, g in zip(want, got['events']):
+    assert w['EventName'] == g['name'], (w['EventName'], g['name'])
+    assert int(w['EventCode'].split(',')[0], 16) == g['event'], w['EventName']
+    assert int(w.get('UMask', '0'), 16) == g['umask'], w['EventName']
+    assert int(w.get('CounterMask', '0')) == g['cmask'], w['EventName']
+    assert int(w.get('MSRValue', '0'), 16) == g['msr_value'], w['EventName']
+    assert (w.get('Invert', '0') == '1') == g['inv'], w['EventName']
+    assert (w.get('EdgeDetect', '0') == '1') == g['edge'], w['EventName']
+# The text listing: the same names, in the same order, after "events (".
+lines = open(tpath).read().split('\n')
+i = next(k for k, l in enumerate(lines) if l.startswith('  events ('))
+import re
+names = [re.match(r'    (.*?) +(event=|fixed counter)', l).group(1) for l in lines[i + 1:] if l.startswith('    ')]
+assert names == [w['EventName'] for w in want], 'the text listing differs'
+print('%s: %d events' % (model, len(want)))
+PY
+}
+for m in skylake sapphirerapids nehalem icelake zen4 zen1 p6 k8 6x86mx c3 p4; do
+	check_events $m
+	ok $? "vpmu-events $m and --json $m: exactly the events of its data, names and encodings" "$tmp/py"
+done
+"$E" skylake INST_RETIRED.ANY_P >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^skylake INST_RETIRED.ANY_P$' "$tmp/out" &&
+	grep -q '^  encoding: event=0xc0,umask=0x00 ' "$tmp/out" && grep -q '^  counters: 0-3$' "$tmp/out" &&
+	grep -q '^  description: Number of instructions retired' "$tmp/out"
+ok $? "vpmu-events skylake INST_RETIRED.ANY_P: encoding, counters, description" "$tmp/out"
+"$E" skylake --decode 0x5300c0 >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^skylake: 0x5300c0 is INST_RETIRED.ANY_P$' "$tmp/out"
+ok $? "vpmu-events skylake --decode 0x5300c0: INST_RETIRED.ANY_P" "$tmp/out"
+"$E" --json icelake --decode 0x4300c0 >"$tmp/out" 2>"$tmp/err" &&
+	${PYTHON:-python3} -c 'import json,sys; e=json.load(open(sys.argv[1]))[0]["events"]; assert [x["name"] for x in e] == ["INST_RETIRED.ANY_P"]' "$tmp/out"
+ok $? "vpmu-events --json icelake --decode 0x4300c0: one event, INST_RETIRED.ANY_P" "$tmp/out"
+"$E" skylake --decode 0x15300c0 >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^skylake: 0x15300c0 is INST_RETIRED.ANY_P$' "$tmp/out" &&
+	grep -q '^  note: 0x15300c0 also sets modifiers .*bits 0x1000000)$' "$tmp/out"
+ok $? "vpmu-events skylake --decode 0x15300c0: INST_RETIRED.ANY_P, and the counter mask it adds" "$tmp/out"
+"$E" skylake --decode 0x53ffee >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q 'no event of table skylake' "$tmp/err"
+ok $? "vpmu-events skylake --decode 0x53ffee: no such event, status 1 (status $rc)" "$tmp/err"
+"$E" skylake NO_SUCH_EVENT >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ]
+ok $? "vpmu-events skylake NO_SUCH_EVENT: a usage error, nothing printed (status $rc)" "$tmp/err"
+"$E" --decode 0xc0 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--decode needs a MODEL' "$tmp/err"
+ok $? "vpmu-events --decode without a MODEL: a usage error (status $rc)" "$tmp/err"
 echo "1..$n"

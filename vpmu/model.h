@@ -246,6 +246,8 @@ uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc);
  * what the model's event_key op makes of a counter's control image (the image
  * itself by default), and only on the counters in ctr_mask (0: every counter).
  */
+struct vpmu_event_table;
+
 struct vpmu_event_desc {
 	uint64_t code;       /* 64 bits: AMD's event select 11:8 sits in bits 35:32 */
 	uint64_t match;
@@ -302,9 +304,11 @@ struct vpmu_pmu {
 	struct vpmu_reg regs[VPMU_MAX_REGS];
 	/* Reset values of the MISC registers (the descriptor's misc_reset). */
 	uint64_t misc_reset[VPMU_MAX_MISC];
-	/* The event table of this identity. */
+	/* The generic-event rows (the model's table's), and the event table of
+	 * this identity (vpmu_event_table_of; the model's when none matches). */
 	const struct vpmu_event_desc *events;
 	unsigned nr_events;
+	const struct vpmu_event_table *table;
 	uint64_t event_exclude;
 	/* The model's own per-VM values, which refresh computes and the ops read
 	 * (reserved-bit masks of this geometry, ...), as KVM keeps its
@@ -458,8 +462,10 @@ struct vpmu_model {
 	const uint64_t *misc_reset; /* VPMU_MAX_MISC reset values by MISC index (NULL: all 0) */
 	const struct vpmu_rule *rules;
 	unsigned nr_rules;
-	const struct vpmu_event_desc *events;
-	unsigned nr_events;
+	/* The model's event table (vpmu/events.h, generated from data/perfmon): its
+	 * generic-event rows are every VM's; its catalogue is the VM's unless the
+	 * VM's identity selects another table of the same pmu. */
+	const struct vpmu_event_table *table;
 	/* Image bits whose presence makes any event count something with no generic
 	 * equivalent (threshold, invert, edge detect). */
 	uint64_t event_exclude;

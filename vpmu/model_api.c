@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "core.h"
 
 unsigned vpmu_model_count(void) { return vpmu_nr_models; }
@@ -75,7 +76,7 @@ int vpmu_model_info(const char *name, struct vpmu_model_info *out)
 	/* vpmu_model_reg() and vpmu_model_event() list the descriptor's: every
 	 * register and event of the model, whatever a VM narrows. */
 	out->nr_regs = m->nr_regs;
-	out->nr_events = m->nr_events;
+	out->nr_events = m->table ? m->table->nr_match : 0;
 	out->nr_rules = m->nr_rules;
 	free(p);
 	return 0;
@@ -99,16 +100,17 @@ int vpmu_model_event(const char *name, unsigned i, uint64_t *code, uint64_t *mat
 		     const char **event_name, int *generic)
 {
 	const struct vpmu_model *m = vpmu_model_find(name);
-	if (!m || i >= m->nr_events)
+	if (!m || !m->table || i >= m->table->nr_match)
 		return -ENOENT;
+	const struct vpmu_event_desc *e = &m->table->match[i];
 	if (code)
-		*code = m->events[i].code;
+		*code = e->code;
 	if (match)
-		*match = m->events[i].match;
+		*match = e->match;
 	if (event_name)
-		*event_name = m->events[i].name;
+		*event_name = e->name;
 	if (generic)
-		*generic = m->events[i].generic;
+		*generic = e->generic;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "events.h"
 
 struct vpmu_cpuid_leaf *vpmu_pmu_cpuid(struct vpmu_pmu *p, uint32_t function, uint32_t index)
 {
@@ -126,8 +127,14 @@ static void pmu_defaults(struct vpmu_pmu *p, const struct vpmu_model *m,
 		memcpy(p->regs, m->regs, p->nr_regs * sizeof(p->regs[0]));
 	if (m->misc_reset)
 		memcpy(p->misc_reset, m->misc_reset, sizeof(p->misc_reset));
-	p->events = m->events;
-	p->nr_events = m->nr_events;
+	if (m->table) {
+		p->events = m->table->match;
+		p->nr_events = m->table->nr_match;
+		p->table = vpmu_event_table_of(m->table->pmu, m->id.vendor, o->family, o->cpumodel,
+					      o->stepping);
+		if (!p->table)
+			p->table = m->table;
+	}
 	p->event_exclude = m->event_exclude;
 	if (m->regspace == VPMU_SPACE_MSR)
 		identity_leaves(p, o);
@@ -185,6 +192,29 @@ int vpmu_pmu_event_of(const struct vpmu_pmu *p, unsigned pmc, uint64_t key)
 		if ((key & e->match) == e->code && (!e->ctr_mask || (e->ctr_mask >> pmc) & 1))
 			return e->generic;
 	return VPMU_EV_NONE;
+}
+
+const struct vpmu_event_table *vpmu_event_table_of(const char *pmu, const char *vendor,
+						   unsigned family, unsigned cpumodel,
+						   unsigned stepping)
+{
+	for (unsigned i = 0; i < vpmu_nr_event_map; i++) {
+		const struct vpmu_event_map *e = &vpmu_event_map[i];
+		if (family >= e->family_lo && family <= e->family_hi && cpumodel >= e->model_lo &&
+		    cpumodel <= e->model_hi && stepping >= e->stepping_lo &&
+		    stepping <= e->stepping_hi && !strcmp(e->table->pmu, pmu) &&
+		    vendor && !strcmp(e->vendor, vendor))
+			return e->table;
+	}
+	return NULL;
+}
+
+const struct vpmu_event_table *vpmu_event_table_find(const char *name)
+{
+	for (unsigned i = 0; name && i < vpmu_nr_event_tables; i++)
+		if (!strcmp(vpmu_event_tables[i]->name, name))
+			return vpmu_event_tables[i];
+	return NULL;
 }
 
 /* ---------------------------------------------------------------- backends */

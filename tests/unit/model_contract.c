@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "events.h"
 #include "model.h"
 #include "guest_msr.h"
 #include "tap.h"
@@ -119,6 +120,14 @@ static const struct vpmu_event_desc ct_events[] = {
 	{ EV_BR, 0x00FF, VPMU_EV_BRANCHES, 0x1, "BR" },
 	{ EV_MISS, 0xFFFF, VPMU_EV_CACHE_MISSES, 0, "CACHE.MISS" },
 	{ 0x002E, 0x00FF, VPMU_EV_CACHE_REFERENCES, 0, "CACHE.ANY" },
+};
+/* A table with the generic rows alone (no catalogue: vpmu/events.h). */
+static const uint16_t no_disp[1];
+static const struct vpmu_event_slot no_slots[1];
+static const struct vpmu_event_table ct_table = {
+	.name = "contract-test", .pmu = "contract-test",
+	.match = ct_events, .nr_match = sizeof(ct_events) / sizeof(ct_events[0]),
+	.disp = no_disp, .slots = no_slots,
 };
 
 static enum vpmu_fault ct_write(const struct vpmu_model *m, const struct vpmu_ctx *cx,
@@ -321,7 +330,7 @@ static const struct vpmu_model_ops ct_ops = {
 	.regs = ct_regs, .nr_regs = sizeof(ct_regs) / sizeof(ct_regs[0]), \
 	.misc_reset = ct_misc_reset, \
 	.rules = ct_rules, .nr_rules = R_NR, \
-	.events = ct_events, .nr_events = sizeof(ct_events) / sizeof(ct_events[0]), \
+	.table = &ct_table, \
 	.event_exclude = SEL_EDGE | SEL_INV | SEL_CMASK, \
 	.ops = &ct_ops, \
 }
@@ -399,6 +408,10 @@ static bool many_overflow(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 }
 
 static const struct vpmu_event_desc many_events[] = { { CCCR_EN, 0xFF, VPMU_EV_CYCLES, 0, "CLK" } };
+static const struct vpmu_event_table many_table = {
+	.name = "many", .pmu = "many", .match = many_events, .nr_match = 1,
+	.disp = no_disp, .slots = no_slots,
+};
 
 static const struct vpmu_model_ops many_ops = {
 	.write = many_write,
@@ -415,7 +428,7 @@ static const struct vpmu_model many_model = {
 	.caps = VPMU_CAP_PCINT,
 	.nr_ctrs = MANY, .ctr_width = 32, .nr_ctrl_slots = MANY,
 	.regs = many_regs, .nr_regs = 2 * MANY + 1,
-	.events = many_events, .nr_events = 1,
+	.table = &many_table,
 	.ops = &many_ops,
 };
 

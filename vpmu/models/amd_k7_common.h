@@ -8,6 +8,7 @@
 #ifndef VPMU_AMD_K7_COMMON_H
 #define VPMU_AMD_K7_COMMON_H
 
+#include "../events.h"
 #include "../model.h"
 #include "x86_cpuid.h"
 
@@ -34,26 +35,6 @@ enum {
 	[K7_RULE_IRESET] = { "ireset-nonnegative", \
 		"an i-mode counter must start negative, ireset < 0 (perfctr x86.c check_ireset)", \
 		VPMU_RULE_CHECK_IRESET }
-
-/* Event encodings K7 and K8 share, none taking a unit mask (AMD Athlon x86 Code
- * Optimization Guide 22007 "Performance-monitoring counter events", K8 BKDG 26094;
- * OProfile athlon/x86-64 event lists; Linux amd_perfmon_event_map for cycles,
- * instructions, branches and branch-misses; data cache accesses/misses stand for
- * cache-references/misses).  Event bits 0-7 only, so match is 0xFF. */
-#define K7_COMMON_EVENTS \
-	{ 0x76, 0xFF, VPMU_EV_CYCLES, 0, "CPU_CLK_UNHALTED" }, \
-	{ 0xC0, 0xFF, VPMU_EV_INSTRUCTIONS, 0, "RETIRED_INSTRUCTIONS" }, \
-	{ 0xC2, 0xFF, VPMU_EV_BRANCHES, 0, "RETIRED_BRANCHES" }, \
-	{ 0xC3, 0xFF, VPMU_EV_BRANCH_MISSES, 0, "RETIRED_BRANCHES_MISPREDICTED" }, \
-	{ 0x40, 0xFF, VPMU_EV_CACHE_REFERENCES, 0, "DATA_CACHE_ACCESSES" }, \
-	{ 0x41, 0xFF, VPMU_EV_CACHE_MISSES, 0, "DATA_CACHE_MISSES" }, \
-	{ 0xC1, 0xFF, VPMU_EV_NONE, 0, "RETIRED_OPS" }, \
-	{ 0x80, 0xFF, VPMU_EV_NONE, 0, "ICACHE_FETCHES" }, \
-	{ 0x81, 0xFF, VPMU_EV_NONE, 0, "ICACHE_MISSES" }, \
-	{ 0x42, 0xFF, VPMU_EV_NONE, 0, "DATA_CACHE_REFILLS_FROM_L2" }, \
-	{ 0x43, 0xFF, VPMU_EV_NONE, 0, "DATA_CACHE_REFILLS_FROM_SYSTEM" }, \
-	{ 0xC4, 0xFF, VPMU_EV_NONE, 0, "RETIRED_TAKEN_BRANCHES" }, \
-	{ 0xCF, 0xFF, VPMU_EV_NONE, 0, "INTERRUPTS_TAKEN" }
 
 /* K7/K8 CPUID feature words (AMD Athlon and Athlon 64 data sheets). */
 #define K7_CPUID1_EDX (P6_BASE | F_SSE)

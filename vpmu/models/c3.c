@@ -13,6 +13,7 @@
  * perfctr (x86.c vc3_check_control): nri == 0, nra <= 1, pmc_map[0] == 1 hold by
  * construction; evntsel bits 0xFFFFFE00 are reserved: see c3_rules[].
  */
+#include "../events.h"
 #include "../model.h"
 #include "x86_cpuid.h"
 
@@ -48,13 +49,6 @@ static const struct vpmu_reg c3_regs[] = {
 
 /* Counter 0 is never in a control; counter 1 is controlled by slot 0 (EVNTSEL1). */
 static const uint8_t c3_ctr_ctrl_slot[2] = { 0, 0 };
-
-/* perfctr event_set_centaur.c "VIA C3 events": the datasheet lists three. */
-static const struct vpmu_event_desc c3_events[] = {
-	{ 0x079, 0x1FF, VPMU_EV_CYCLES, 0, "INTERNAL_CLOCKS" },
-	{ 0x0C0, 0x1FF, VPMU_EV_INSTRUCTIONS, 0, "INSTRUCTIONS_EXECUTED" },
-	{ 0x1C0, 0x1FF, VPMU_EV_NONE, 0, "INSTRUCTIONS_EXECUTED_AND_STRING_ITERATIONS" },
-};
 
 static enum vpmu_fault c3_write(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 				struct vpmu_txn *t, const struct vpmu_reg *reg, uint64_t val)
@@ -139,7 +133,7 @@ const struct vpmu_model vpmu_model_c3 = {
 	.regs = c3_regs, .nr_regs = sizeof(c3_regs) / sizeof(c3_regs[0]),
 	.misc_reset = NULL,           /* both MISC registers reset to 0 */
 	.rules = c3_rules, .nr_rules = C3_NR_RULES,
-	.events = c3_events, .nr_events = sizeof(c3_events) / sizeof(c3_events[0]),
+	.table = &vpmu_events_c3,   /* data/perfmon/vpmu/c3.json */
 	.ctr_ctrl_slot = c3_ctr_ctrl_slot,
 	.ops = &c3_ops,
 };

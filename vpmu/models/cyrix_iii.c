@@ -13,5 +13,5 @@ const struct vpmu_model vpmu_model_cyrix_iii = {
 	.id = { "CyrixInstead", 6, 5, 1, F_FPU | F_DE | F_TSC | F_MSR | F_CX8 | F_MTRR | F_PGE | F_MMX, 0,
 		F_FPU | F_TSC | F_MSR | F_CX8 | F_MMX | X_3DNOW, 0 },
 	.ctr_width = 48,
-	P5_CESR_MODEL_FIELDS(p5_cesr_cyrix, p5_cesr_cyrix_rules, p5_cesr_cyrix_events, P5_CESR_NR_CYRIX_EVENTS),
+	P5_CESR_MODEL_FIELDS(p5_cesr_cyrix, p5_cesr_cyrix_rules, &vpmu_events_cyrix),
 };

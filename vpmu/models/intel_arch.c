@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 
+#include "../events.h"
 #include "../model.h"
 #include "x86_cpuid.h"
 
@@ -115,18 +116,6 @@ static const struct vpmu_reg arch_regs[] = {
 	FW(0), FW(1), FW(2), FW(3), FW(4), FW(5), FW(6), FW(7),
 };
 
-/* The architectural events (SDM vol. 3B, "Pre-defined Architectural
- * Performance Events"), event | umask << 8; fixed counters use the same keys. */
-static const struct vpmu_event_desc arch_events[] = {
-	{ 0x003C, 0xFFFF, VPMU_EV_CYCLES, 0, "UnHalted Core Cycles" },
-	{ 0x00C0, 0xFFFF, VPMU_EV_INSTRUCTIONS, 0, "Instruction Retired" },
-	{ 0x013C, 0xFFFF, VPMU_EV_REF_CYCLES, 0, "UnHalted Reference Cycles" },
-	{ 0x4F2E, 0xFFFF, VPMU_EV_CACHE_REFERENCES, 0, "LLC Reference" },
-	{ 0x412E, 0xFFFF, VPMU_EV_CACHE_MISSES, 0, "LLC Misses" },
-	{ 0x00C4, 0xFFFF, VPMU_EV_BRANCHES, 0, "Branch Instruction Retired" },
-	{ 0x00C5, 0xFFFF, VPMU_EV_BRANCH_MISSES, 0, "Branch Misses Retired" },
-	{ 0x01A4, 0xFFFF, VPMU_EV_NONE, 0, "Topdown Slots" },
-};
 /* What fixed counter j counts, as an architectural event key. */
 static const uint64_t fixed_key[ARCH_MAX_FIXED] = { 0x00C0, 0x003C, 0x013C, 0x01A4 };
 
@@ -534,7 +523,7 @@ static const struct vpmu_model_ops arch_ops = {
 #define ARCH_EXT_EDX (X_SYSCALL | X_NX | X_LM)
 #define ARCH_EXT_ECX 0x1u   /* LAHF/SAHF in 64-bit mode */
 
-#define ARCH_MODEL(sym, nm, desc, fam_model, step, ecx, brand_str, cpu_data, perf_cap)         \
+#define ARCH_MODEL(sym, nm, desc, fam_model, step, ecx, brand_str, cpu_data, perf_cap, tbl)    \
 	static const uint64_t sym##_misc_reset[VPMU_MAX_MISC] = {                                \
 		[M_MISC_ENABLE] = MISC_ENABLE_PMU_BITS, [M_PERF_CAP] = (perf_cap),    \
 	};                                                                                     \
@@ -552,7 +541,7 @@ static const struct vpmu_model_ops arch_ops = {
 		.regs = arch_regs, .nr_regs = sizeof(arch_regs) / sizeof(arch_regs[0]),        \
 		.misc_reset = sym##_misc_reset,                                                \
 		.rules = arch_rules, .nr_rules = R_NR,                                         \
-		.events = arch_events, .nr_events = sizeof(arch_events) / sizeof(arch_events[0]), \
+		.table = &vpmu_events_##tbl, /* data/perfmon/tables.csv */                      \
 		.event_exclude = SEL_CMASK | SEL_INV | SEL_EDGE,                               \
 		.priv = cpu_data,                                                              \
 		.ops = &arch_ops,                                                              \
@@ -572,16 +561,16 @@ static const struct arch_cpu sapphirerapids_cpu = { 5, 8, 48, 4, 48, 8, false, P
 
 ARCH_MODEL(vpmu_model_core2, "core2",
 	   "Intel Core 2 (Conroe, architectural perfmon v2): 2 x 40-bit general, 3 fixed counters",
-	   15, 6, CORE2_ECX, "Intel(R) Core(TM)2 CPU          6600  @ 2.40GHz", &core2_cpu, 0);
+	   15, 6, CORE2_ECX, "Intel(R) Core(TM)2 CPU          6600  @ 2.40GHz", &core2_cpu, 0, core2);
 ARCH_MODEL(vpmu_model_nehalem, "nehalem",
 	   "Intel Core i7 (Nehalem, architectural perfmon v3): 4 x 48-bit general, 3 fixed counters",
-	   26, 5, NHM_ECX, "Intel(R) Core(TM) i7 CPU         920  @ 2.67GHz", &nehalem_cpu, 0);
+	   26, 5, NHM_ECX, "Intel(R) Core(TM) i7 CPU         920  @ 2.67GHz", &nehalem_cpu, 0, nehalem);
 ARCH_MODEL(vpmu_model_skylake, "skylake",
 	   "Intel Core i7-6700K (Skylake, architectural perfmon v4): 4 x 48-bit general, 3 fixed",
-	   94, 3, NHM_ECX, "Intel(R) Core(TM) i7-6700K CPU @ 4.00GHz", &skylake_cpu, PERF_CAP_FW_WRITE);
+	   94, 3, NHM_ECX, "Intel(R) Core(TM) i7-6700K CPU @ 4.00GHz", &skylake_cpu, PERF_CAP_FW_WRITE, skylake);
 ARCH_MODEL(vpmu_model_icelake, "icelake",
 	   "Intel Core i7-1065G7 (Ice Lake, architectural perfmon v5): 8 x 48-bit general, 4 fixed",
-	   126, 5, NHM_ECX, "Intel(R) Core(TM) i7-1065G7 CPU @ 1.30GHz", &icelake_cpu, PERF_CAP_FW_WRITE);
+	   126, 5, NHM_ECX, "Intel(R) Core(TM) i7-1065G7 CPU @ 1.30GHz", &icelake_cpu, PERF_CAP_FW_WRITE, icelake);
 ARCH_MODEL(vpmu_model_sapphirerapids, "sapphirerapids",
 	   "Intel Xeon 8480+ (Sapphire Rapids, architectural perfmon v5): 8 x 48-bit general, 4 fixed",
-	   143, 8, NHM_ECX, "Intel(R) Xeon(R) Platinum 8480+", &sapphirerapids_cpu, PERF_CAP_FW_WRITE);
+	   143, 8, NHM_ECX, "Intel(R) Xeon(R) Platinum 8480+", &sapphirerapids_cpu, PERF_CAP_FW_WRITE, sapphirerapids);

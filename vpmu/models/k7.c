@@ -8,10 +8,6 @@
 
 static const struct vpmu_rule k7_rules[K7_NR_RULES] = { K7_COMMON_RULES };
 
-static const struct vpmu_event_desc k7_events[] = {
-	K7_COMMON_EVENTS,
-};
-
 static const struct vpmu_model_ops k7_ops = {
 	.write = k7_write,
 	.derive = k7_derive,
@@ -31,7 +27,7 @@ const struct vpmu_model vpmu_model_k7 = {
 	.nr_ctrs = K7_NR_CTRS, .ctr_width = K7_CTR_WIDTH, .nr_ctrl_slots = K7_NR_CTRS,
 	.regs = k7_regs, .nr_regs = sizeof(k7_regs) / sizeof(k7_regs[0]),
 	.rules = k7_rules, .nr_rules = K7_NR_RULES,
-	.events = k7_events, .nr_events = sizeof(k7_events) / sizeof(k7_events[0]),
+	.table = &vpmu_events_k7,   /* data/perfmon/vpmu/k7.json */
 	.event_exclude = K7_EVENT_EXCLUDE,
 	.ops = &k7_ops,
 };

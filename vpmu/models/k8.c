@@ -40,13 +40,6 @@ static uint32_t k8_check_control(const struct vpmu_model *m, const struct vpmu_c
 	return viol;
 }
 
-static const struct vpmu_event_desc k8_events[] = {
-	K7_COMMON_EVENTS,
-	/* Event bits 5-7 all set: the northbridge events (DRAM, HyperTransport,
-	 * memory controller; K8 BKDG), counted per node, not per core. */
-	{ 0xE0, 0xE0, VPMU_EV_NONE, 0, "NB_EVENTS (0xE0-0xFF)" },
-};
-
 static const struct vpmu_model_ops k8_ops = {
 	.write = k7_write,
 	.derive = k7_derive,
@@ -66,7 +59,7 @@ const struct vpmu_model vpmu_model_k8 = {
 	.nr_ctrs = K7_NR_CTRS, .ctr_width = K7_CTR_WIDTH, .nr_ctrl_slots = K7_NR_CTRS,
 	.regs = k7_regs, .nr_regs = sizeof(k7_regs) / sizeof(k7_regs[0]),
 	.rules = k8_rules, .nr_rules = K8_NR_RULES,
-	.events = k8_events, .nr_events = sizeof(k8_events) / sizeof(k8_events[0]),
+	.table = &vpmu_events_k8,   /* data/perfmon/vpmu/k8.json */
 	.event_exclude = K7_EVENT_EXCLUDE,
 	.ops = &k8_ops,
 };

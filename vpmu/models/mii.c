@@ -12,5 +12,5 @@ const struct vpmu_model vpmu_model_mii = {
 	.description = "Cyrix MII: 2 x 48-bit counters, P5 CESR with 7-bit events, no PMI",
 	.id = { "CyrixInstead", 6, 0, 4, F_FPU | F_DE | F_TSC | F_MSR | F_CX8 | F_PGE | F_CMOV | F_MMX, 0, 0, 0 },
 	.ctr_width = 48,
-	P5_CESR_MODEL_FIELDS(p5_cesr_cyrix, p5_cesr_cyrix_rules, p5_cesr_cyrix_events, P5_CESR_NR_CYRIX_EVENTS),
+	P5_CESR_MODEL_FIELDS(p5_cesr_cyrix, p5_cesr_cyrix_rules, &vpmu_events_cyrix),
 };

@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 
+#include "../events.h"
 #include "../model.h"
 #include "p4_escr.h"
 #include "p4_events.h"
@@ -373,7 +374,7 @@ static const struct vpmu_model_ops p4_ops = {
 	.regs = p4_regs, .nr_regs = P4_NR_REGS,                              \
 	.misc_reset = p4_misc_reset,                                         \
 	.rules = p4_rules, .nr_rules = P4_NR_RULES,                          \
-	.events = p4_event_descs, .nr_events = P4_NR_EVENT_DESCS,            \
+	.table = &vpmu_events_p4,   /* data/perfmon/vpmu/p4.json */            \
 	.event_exclude = P4_KEY_COMPLEMENT | P4_KEY_THRESHOLD,               \
 	.ops = &p4_ops
 

@@ -7,10 +7,6 @@
  */
 #include "p5_cesr.h"
 
-static const struct vpmu_event_desc p5_events[] = {
-	P5_CESR_INTEL_EVENTS,
-};
-
 const struct vpmu_model vpmu_model_p5 = {
 	.name = "p5",
 	.description = "Intel Pentium (P5): 2 x 40-bit counters, CESR halves with CPL filter, no PMI",
@@ -19,5 +15,5 @@ const struct vpmu_model vpmu_model_p5 = {
 	/* RDPMC came with the Pentium MMX and the Pentium Pro (Intel SDM vol. 2,
 	 * RDPMC; perfctr low-level-x86.txt: plain P5 has no RDPMC). */
 	.caps = VPMU_CAP_NO_RDPMC,
-	P5_CESR_MODEL_FIELDS(p5_cesr_intel, p5_cesr_intel_rules, p5_events, sizeof(p5_events) / sizeof(p5_events[0])),
+	P5_CESR_MODEL_FIELDS(p5_cesr_intel, p5_cesr_intel_rules, &vpmu_events_p5),
 };

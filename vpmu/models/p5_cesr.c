@@ -181,23 +181,3 @@ const struct vpmu_rule p5_cesr_winchip_rules[P5_CESR_NR_RULES] = {
 		"(perfctr low-level-x86.txt, Intel P5: Centaur clones; x86.c: -EPERM)", 0 },
 };
 
-/* Cyrix: the P5 codes 0x00-0x29 (perfctr event_set_p5.c includes the P5 set for
- * the MII), plus its own codes 0x40-0x48, written with event bit 6 in bit 10. */
-const struct vpmu_event_desc p5_cesr_cyrix_events[P5_CESR_NR_CYRIX_EVENTS] = {
-	P5_CESR_INTEL_EVENTS,
-	{ 0x0400, 0x043F, VPMU_EV_NONE, 0, "L2_TLB_MISSES" },
-	{ 0x0408, 0x043F, VPMU_EV_NONE, 0, "INSTRUCTIONS_DECODED" },
-};
-
-/* WinChip 2 and 3 (perfctr event_set_centaur.c; the data sheet lists the codes in
- * decimal).  There is no branch event and only separate read/write miss events. */
-const struct vpmu_event_desc p5_cesr_winchip2_events[P5_CESR_NR_WINCHIP2_EVENTS] = {
-	{ 0x3F, 0xFF, VPMU_EV_CYCLES, 0, "INTERNAL_CLOCKS" },
-	{ 0x16, 0xFF, VPMU_EV_INSTRUCTIONS, 0, "INSTRUCTIONS_EXECUTED" },
-	{ 0x28, 0xFF, VPMU_EV_CACHE_REFERENCES, 0, "DATA_READ_OR_DATA_WRITE" },
-	{ 0x00, 0xFF, VPMU_EV_NONE, 0, "DATA_READ" },
-	{ 0x03, 0xFF, VPMU_EV_NONE, 0, "DATA_READ_CACHE_MISS" },
-	{ 0x04, 0xFF, VPMU_EV_NONE, 0, "DATA_WRITE_CACHE_MISS" },
-	{ 0x13, 0xFF, VPMU_EV_NONE, 0, "BHT_HITS" },
-	{ 0x18, 0xFF, VPMU_EV_NONE, 0, "BUS_UTILIZATION" },
-};

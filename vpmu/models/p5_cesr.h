@@ -15,6 +15,7 @@
 #ifndef VPMU_P5_CESR_H
 #define VPMU_P5_CESR_H
 
+#include "../events.h"
 #include "../model.h"
 #include "x86_cpuid.h"
 
@@ -58,46 +59,15 @@ extern const struct vpmu_rule p5_cesr_intel_rules[P5_CESR_NR_RULES];
 extern const struct vpmu_rule p5_cesr_cyrix_rules[P5_CESR_NR_RULES];
 extern const struct vpmu_rule p5_cesr_winchip_rules[P5_CESR_NR_RULES];
 
-/*
- * Intel P5 events with a generic equivalent (SDM vol. 3 Pentium event table; perfctr
- * event_set_p5.c).  Occurrence events map only when CC counts events (bit 8 clear):
- * with it set the counter counts clocks during which the event happens.  The one
- * duration event with a generic meaning, BUS_CYCLE_DURATION, maps only in clock
- * mode.  The P5 has no clock event of its own: cycles come from the TSC.  Shared by
- * the P5, P5MMX and Cyrix tables (Cyrix keeps the P5 codes 0x00-0x29, perfctr low-level-x86.txt:
- * "good P5 clones"); the matches include Cyrix's event bit 6 (bit 10), which the
- * Intel parts refuse with #GP.  The entries after the generic ones document common
- * encodings that count zero.
- */
-#define P5_CESR_INTEL_EVENTS                                                              \
-	{ 0x0016, 0x053F, VPMU_EV_INSTRUCTIONS, 0, "INSTRUCTIONS_EXECUTED" },                \
-	{ 0x0012, 0x053F, VPMU_EV_BRANCHES, 0, "BRANCHES" },                                 \
-	{ 0x0028, 0x053F, VPMU_EV_CACHE_REFERENCES, 0, "DATA_READ_OR_WRITE" },               \
-	{ 0x0029, 0x053F, VPMU_EV_CACHE_MISSES, 0, "DATA_READ_MISS_OR_WRITE_MISS" },         \
-	{ 0x0118, 0x053F, VPMU_EV_BUS_CYCLES, 0, "BUS_CYCLE_DURATION (clocks)" },            \
-	{ 0x0000, 0x043F, VPMU_EV_NONE, 0, "DATA_READ" },                                    \
-	{ 0x0001, 0x043F, VPMU_EV_NONE, 0, "DATA_WRITE" },                                   \
-	{ 0x0003, 0x043F, VPMU_EV_NONE, 0, "DATA_READ_MISS" },                               \
-	{ 0x0004, 0x043F, VPMU_EV_NONE, 0, "DATA_WRITE_MISS" },                              \
-	{ 0x000E, 0x043F, VPMU_EV_NONE, 0, "CODE_CACHE_MISS" },                              \
-	{ 0x0013, 0x043F, VPMU_EV_NONE, 0, "BTB_HITS" },                                     \
-	{ 0x0015, 0x043F, VPMU_EV_NONE, 0, "PIPELINE_FLUSHES" },                             \
-	{ 0x0017, 0x043F, VPMU_EV_NONE, 0, "INSTRUCTIONS_EXECUTED_V_PIPE" },                 \
-	{ 0x0022, 0x043F, VPMU_EV_NONE, 0, "FLOPS" }
-
-#define P5_CESR_NR_CYRIX_EVENTS 16
-#define P5_CESR_NR_WINCHIP2_EVENTS 8
-extern const struct vpmu_event_desc p5_cesr_cyrix_events[P5_CESR_NR_CYRIX_EVENTS];
-extern const struct vpmu_event_desc p5_cesr_winchip2_events[P5_CESR_NR_WINCHIP2_EVENTS];
 
 /* The descriptor fields every P5-family model shares. */
-#define P5_CESR_MODEL_FIELDS(VARIANT, RULES, EVENTS, NR_EVENTS)                           \
+#define P5_CESR_MODEL_FIELDS(VARIANT, RULES, TABLE)                           \
 	.regspace = VPMU_SPACE_MSR,                                                       \
 	/* .caps: no VPMU_CAP_PCINT (no LVTPC, no overflow interrupt: the PMn pins only) */ \
 	.nr_ctrs = 2, .nr_ctrl_slots = 1,                                                 \
 	.regs = p5_cesr_regs, .nr_regs = 3,                                               \
 	.rules = RULES, .nr_rules = P5_CESR_NR_RULES,                                     \
-	.events = EVENTS, .nr_events = NR_EVENTS,                                         \
+	.table = TABLE,   /* data/perfmon/vpmu/ (tables.csv) */                           \
 	.ctr_ctrl_slot = p5_cesr_ctr_ctrl_slot,                                           \
 	.priv = &VARIANT,                                                                 \
 	.ops = &p5_cesr_ops

@@ -14,6 +14,7 @@
  * perfctr rules (perfctr low-level-x86.txt "Intel P6"; perfctr x86.c
  * p6_like_check_control): see p6_rules[].  The page: docs/models/p6.md.
  */
+#include "../events.h"
 #include "../model.h"
 #include "x86_cpuid.h"
 
@@ -70,24 +71,6 @@ static const struct vpmu_reg p6_regs[] = {
 };
 
 static const uint64_t p6_misc_reset[VPMU_MAX_MISC] = { [P6_MISC_ENABLE] = MISC_ENABLE_PMU_BITS };
-
-/* Linux's p6_perfmon_event_map and the SDM's P6 event table; L2_RQSTS takes a
- * MESI unit mask (0x0F: all lines = references, 0x01: I state = misses). */
-static const struct vpmu_event_desc p6_events[] = {
-	{ 0x0079, 0x00FF, VPMU_EV_CYCLES, 0, "CPU_CLK_UNHALTED" },
-	{ 0x00C0, 0x00FF, VPMU_EV_INSTRUCTIONS, 0, "INST_RETIRED" },
-	{ 0x00C4, 0x00FF, VPMU_EV_BRANCHES, 0, "BR_INST_RETIRED" },
-	{ 0x00C5, 0x00FF, VPMU_EV_BRANCH_MISSES, 0, "BR_MISS_PRED_RETIRED" },
-	{ 0x0062, 0x00FF, VPMU_EV_BUS_CYCLES, 0, "BUS_DRDY_CLOCKS" },
-	{ 0x0F2E, 0xFFFF, VPMU_EV_CACHE_REFERENCES, 0, "L2_RQSTS.MESI" },
-	{ 0x012E, 0xFFFF, VPMU_EV_CACHE_MISSES, 0, "L2_RQSTS.I" },
-	{ 0x0043, 0x00FF, VPMU_EV_NONE, 0, "DATA_MEM_REFS" },
-	{ 0x0045, 0x00FF, VPMU_EV_NONE, 0, "DCU_LINES_IN" },
-	{ 0x0080, 0x00FF, VPMU_EV_NONE, 0, "IFU_IFETCH" },
-	{ 0x00C2, 0x00FF, VPMU_EV_NONE, 0, "UOPS_RETIRED" },
-	{ 0x00C8, 0x00FF, VPMU_EV_NONE, 0, "HW_INT_RX" },
-	{ 0x002E, 0x00FF, VPMU_EV_NONE, 0, "L2_RQSTS (other unit masks)" },
-};
 
 /* IA32_MISC_ENABLE exists on the family-6 parts from the Pentium M (model 9) on
  * that Linux's and perfctr's drivers check bit 7 of; a Pentium Pro/II/III has no
@@ -243,7 +226,7 @@ const struct vpmu_model vpmu_model_p6 = {
 	.regs = p6_regs, .nr_regs = sizeof(p6_regs) / sizeof(p6_regs[0]),
 	.misc_reset = p6_misc_reset,
 	.rules = p6_rules, .nr_rules = P6_NR_RULES,
-	.events = p6_events, .nr_events = sizeof(p6_events) / sizeof(p6_events[0]),
+	.table = &vpmu_events_p6,   /* data/perfmon/vpmu/p6.json */
 	/* CMASK/INV make a threshold count, E an edge count: no generic equivalent. */
 	.event_exclude = P6_CMASK | P6_INV | P6_EDGE,
 	.ops = &p6_ops,

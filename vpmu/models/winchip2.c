@@ -13,5 +13,5 @@ const struct vpmu_model vpmu_model_winchip2 = {
 	.description = "Centaur WinChip 2: 2 x 40-bit counters, 8-bit CESR events, always counting, no PMI",
 	.id = { "CentaurHauls", 5, 8, 5, F_FPU | F_TSC | F_MSR | F_MCE | F_CX8 | F_MMX, 0, F_FPU | F_TSC | F_MSR | F_MCE | F_CX8 | F_MMX | X_3DNOW, 0 },
 	.ctr_width = 40,
-	P5_CESR_MODEL_FIELDS(p5_cesr_winchip, p5_cesr_winchip_rules, p5_cesr_winchip2_events, P5_CESR_NR_WINCHIP2_EVENTS),
+	P5_CESR_MODEL_FIELDS(p5_cesr_winchip, p5_cesr_winchip_rules, &vpmu_events_winchip2),
 };

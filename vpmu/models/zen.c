@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 
+#include "../events.h"
 #include "../model.h"
 #include "x86_cpuid.h"
 
@@ -271,35 +272,6 @@ static int zen4_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o
 	return 0;
 }
 
-/* Linux's generic events for Zen (arch/x86/events/amd/core.c
- * amd_zen1_perfmon_event_map, amd_zen2_perfmon_event_map, and from Linux 6.10
- * amd_zen4_perfmon_event_map): cycles 0x76, instructions 0xC0, branches 0xC2,
- * branch-misses 0xC3 (no unit mask), cache-references 0x60 with unit mask 0xFF
- * (all L2 requests), cache-misses 0x64 with unit mask 0x09 (IC and DC misses in
- * L2).  Names: the PPRs' mnemonics as Linux's pmu-events amdzen1/amdzen4 use
- * them.  The key is the PerfEvtSel image; match covers the event select and,
- * where it matters, the unit mask. */
-#define ZEN_COMMON_EVENTS \
-	{ 0x76, ZEN_EV_ONLY, VPMU_EV_CYCLES, 0, "ls_not_halted_cyc" }, \
-	{ 0xC0, ZEN_EV_ONLY, VPMU_EV_INSTRUCTIONS, 0, "ex_ret_instr" }, \
-	{ 0xC2, ZEN_EV_ONLY, VPMU_EV_BRANCHES, 0, "ex_ret_brn" }, \
-	{ 0xC3, ZEN_EV_ONLY, VPMU_EV_BRANCH_MISSES, 0, "ex_ret_brn_misp" }, \
-	{ 0xFF60, ZEN_EV_MATCH, VPMU_EV_CACHE_REFERENCES, 0, "l2_request_g1 (all)" }, \
-	{ 0x0964, ZEN_EV_MATCH, VPMU_EV_CACHE_MISSES, 0, "l2_cache_req_stat.ic_dc_miss_in_l2" }, \
-	{ 0x60, ZEN_EV_ONLY, VPMU_EV_NONE, 0, "l2_request_g1 (other unit masks)" }, \
-	{ 0x64, ZEN_EV_ONLY, VPMU_EV_NONE, 0, "l2_cache_req_stat (other unit masks)" }
-
-static const struct vpmu_event_desc zen1_events[] = {
-	ZEN_COMMON_EVENTS,
-};
-
-static const struct vpmu_event_desc zen4_events[] = {
-	/* ref-cycles: PMCx120 unit mask 0x01, cycles not in halt at the P0
-	 * frequency (Linux amd_zen4_perfmon_event_map 0x100000120). */
-	{ 0x100000120ull, ZEN_EV_MATCH, VPMU_EV_REF_CYCLES, 0, "ls_not_halted_p0_cyc" },
-	ZEN_COMMON_EVENTS,
-};
-
 /* Edge, INV and CntMask make an event count something else. */
 #define ZEN_EVENT_EXCLUDE (0xFF000000ull | ZEN_INV | ZEN_EDGE)
 
@@ -341,7 +313,7 @@ const struct vpmu_model vpmu_model_zen1 = {
 	.caps = VPMU_CAP_PCINT,
 	.nr_ctrs = ZEN_NR_CTRS, .ctr_width = ZEN_CTR_WIDTH, .nr_ctrl_slots = ZEN_NR_CTRS,
 	.regs = zen1_regs, .nr_regs = sizeof(zen1_regs) / sizeof(zen1_regs[0]),
-	.events = zen1_events, .nr_events = sizeof(zen1_events) / sizeof(zen1_events[0]),
+	.table = &vpmu_events_zen1,   /* data/perfmon/vpmu/zen1-generic.json, amd/amdzen1 */
 	.event_exclude = ZEN_EVENT_EXCLUDE,
 	.priv = &zen1_variant,
 	.ops = &zen1_ops,
@@ -359,7 +331,7 @@ const struct vpmu_model vpmu_model_zen4 = {
 	.nr_ctrs = ZEN_NR_CTRS, .ctr_width = ZEN_CTR_WIDTH, .nr_ctrl_slots = ZEN_NR_CTRS,
 	.regs = zen4_regs, .nr_regs = sizeof(zen4_regs) / sizeof(zen4_regs[0]),
 	.misc_reset = zen4_misc_reset,
-	.events = zen4_events, .nr_events = sizeof(zen4_events) / sizeof(zen4_events[0]),
+	.table = &vpmu_events_zen4,   /* data/perfmon/vpmu/zen4-generic.json, amd/amdzen4 */
 	.event_exclude = ZEN_EVENT_EXCLUDE,
 	.priv = &zen4_variant,
 	.ops = &zen4_ops,
