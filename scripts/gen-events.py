@@ -362,6 +362,10 @@ def read_events(t, path, rel, role):
         errata = e.get('Errata')
         ev = {
             'name': name, 'desc': desc, 'long': e.get('PublicDescription') or desc,
+            # Linux perf's AMD files are GPL-2.0-only (data/perfmon/README.md):
+            # the library (MIT) takes their facts, names and encodings, but not
+            # their prose; the descriptions go to the manual pages alone.
+            'cdesc': '' if rel.startswith('amd/') else desc,
             'event': codes[0], 'event2': codes[1] if len(codes) > 1 else 0, 'umask': umask, 'cmask': cmask, 'keys': keys,
             'inv': inv, 'edge': edge, 'any': anyt,
             'pebs': flag(e, 'PEBS'), 'deprecated': flag(e, 'Deprecated'),
@@ -534,7 +538,7 @@ def write_c(tables, out):
                 ('VPMU_EVF_OFFCORE', ev['offcore']), ('VPMU_EVF_TAKEN_ALONE', ev['alone'])) if on) or '0'
             gen = GENERIC[ev['generic']] if ev['generic'] else 'VPMU_EV_NONE'
             w('\t{ %s, %s, 0x%Xull, 0x%Xull, 0x%Xull, 0x%X, 0x%X, 0x%X, 0x%X, 0x%X, %s, 0x%X, %s, %s },' % (
-                cstr(ev['name']), cstr(ev['desc']), ev['keys'][0] if ev['keys'] else 0, ev['msr_value'], ev['gen'],
+                cstr(ev['name']), cstr(ev.get('cdesc', ev['desc'])), ev['keys'][0] if ev['keys'] else 0, ev['msr_value'], ev['gen'],
                 ev['msr_index'], ev['event'], ev['event2'], ev['umask'], ev['cmask'], fl, ev['fixed'],
                 gen, cstr(ev['errata'])))
         w('};')

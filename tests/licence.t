@@ -36,6 +36,43 @@ grep -q '^Files: data/perfmon/intel/\*' .reuse/dep5 && grep -q '^License: BSD-3-
 	grep -q '^Files: data/perfmon/amd/\*' .reuse/dep5 && [ -f LICENSES/BSD-3-Clause.txt ] &&
 	cmp -s LICENSES/BSD-3-Clause.txt data/perfmon/intel/LICENSE
 ok $? "the carried event data: Intel's BSD-3-Clause (its LICENSE) and Linux's AMD data in .reuse/dep5"
+# The MIT library carries the facts of the GPL-2.0-only AMD data (names and
+# encodings), not its prose: no description of data/perfmon/amd/ is in
+# libvpmu.so (docs/events.md, "Licences").
+B=${VPMU_BUILD:-build}
+if [ -f "$B/lib/libvpmu.so" ]; then
+	python3 - "$B/lib/libvpmu.so" data/perfmon/amd >"$tmp/prose" 2>&1 <<'EOP'
+import glob, json, sys
+blob = open(sys.argv[1], 'rb').read()
+# Prose that other data (Intel's, vpmu's own) also has is not the AMD files' alone.
+other = set()
+for f in glob.glob('data/perfmon/*/*/*.json') + glob.glob('data/perfmon/*/*/*/*.json') + glob.glob('data/perfmon/vpmu/*.json'):
+    if '/amd/' in f:
+        continue
+    try:
+        doc = json.load(open(f))
+    except ValueError:
+        continue
+    for e in doc if isinstance(doc, list) else doc.get('Events', []):
+        if isinstance(e, dict):
+            other.update(v for k, v in e.items() if k.endswith('Description') and isinstance(v, str))
+n = found = 0
+for f in sorted(glob.glob(sys.argv[2] + '/*/*.json')):
+    for e in json.load(open(f)):
+        for k in ('BriefDescription', 'PublicDescription'):
+            d = e.get(k)
+            if d and len(d) > 24 and d not in other:
+                n += 1
+                if d.encode() in blob:
+                    found += 1
+                    print('%s: %s: %s' % (f, e.get('EventName'), d))
+print('%d descriptions looked for, %d found' % (n, found))
+sys.exit(1 if found or not n else 0)
+EOP
+	ok $? "libvpmu.so holds no description from Linux's GPL-2.0-only AMD files" "$tmp/prose"
+else
+	ok 1 "$B/lib/libvpmu.so is built"
+fi
 grep -q '^MIT License' LICENSE && grep -q 'GPL-2.0-only' LICENSE
 ok $? "LICENSE: MIT, and where GPL-2.0-only applies" LICENSE
 echo "1..$n"
