@@ -111,10 +111,24 @@ MAN1    := $(sort $(wildcard man/*.1))
 MAN3    := $(sort $(wildcard man/*.3))
 # The event tables' names (the first column of data/perfmon/tables.csv).
 EVENT_TABLES := $(shell sed -n '/^[a-z0-9]/{s/,.*//;/^table$$/d;p}' $(PERFMON)/tables.csv)
-install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%) $(B)/man/.stamp
+ACCT_HDRS := tools/accounting/acct_snapshot.h tools/accounting/libvirt/acct_typed_params.h
+install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%) $(B)/man/.stamp \
+		$(B)/lib/libvpmu-acct-libvirt.a
 	install -d $(DESTDIR)$(INCDIR)/vpmu $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(INCDIR)/vpmu-acct/accounting/libvirt
 	install -m 644 include/vpmu/*.h $(DESTDIR)$(INCDIR)/vpmu/
+	install -m 644 tools/accounting/acct_snapshot.h $(DESTDIR)$(INCDIR)/vpmu-acct/accounting/
+	install -m 644 tools/accounting/libvirt/acct_typed_params.h \
+		$(DESTDIR)$(INCDIR)/vpmu-acct/accounting/libvirt/
+	install -m 644 $(B)/lib/libvpmu-acct-libvirt.a $(DESTDIR)$(LIBDIR)/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(call pc_dir,$(LIBDIR))' \
+		'includedir=$(call pc_dir,$(INCDIR))' '' \
+		'Name: libvpmu-acct-libvirt' \
+		'Description: a VM'"'"'s vpmu accounting as libvirt typed parameters' \
+		'Version: $(VERSION)' 'Requires: libvpmu libvirt' \
+		'Cflags: -I$${includedir}/vpmu-acct' 'Libs: -L$${libdir} -lvpmu-acct-libvirt' \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/libvpmu-acct-libvirt.pc
 	install -m 644 $(B)/lib/libvpmu.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(B)/lib/libvpmu.so $(DESTDIR)$(LIBDIR)/libvpmu.so.$(VERSION)
 	ln -sf libvpmu.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libvpmu.so.$(SOMAJOR)
@@ -134,6 +148,10 @@ install: $(B)/lib/libvpmu.a $(B)/lib/libvpmu.so $(PROGRAMS:%=$(B)/bin/%) $(B)/ma
 uninstall:
 	rm -f $(patsubst include/%,$(DESTDIR)$(INCDIR)/%,$(wildcard include/vpmu/*.h))
 	-rmdir $(DESTDIR)$(INCDIR)/vpmu
+	rm -f $(patsubst tools/%,$(DESTDIR)$(INCDIR)/vpmu-acct/%,$(ACCT_HDRS))
+	-rmdir $(DESTDIR)$(INCDIR)/vpmu-acct/accounting/libvirt $(DESTDIR)$(INCDIR)/vpmu-acct/accounting \
+		$(DESTDIR)$(INCDIR)/vpmu-acct
+	rm -f $(DESTDIR)$(LIBDIR)/libvpmu-acct-libvirt.a $(DESTDIR)$(LIBDIR)/pkgconfig/libvpmu-acct-libvirt.pc
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libvpmu.a libvpmu.so.$(VERSION) libvpmu.so.$(SOMAJOR) \
 		libvpmu.so pkgconfig/libvpmu.pc)
 	rm -f $(PROGRAMS:%=$(DESTDIR)$(BINDIR)/%)
@@ -182,9 +200,11 @@ $(B)/bin/vpmu-run: $(B)/obj/tools/run/vpmu-run.o $(TOOL_ARCHIVE) $(B)/lib/libvpm
 # Debian's libvirt-dev has no static library.
 VIRT_SRC := $(wildcard tools/accounting/libvirt/*.c)
 VIRT_LDLIBS := -lvirt
-# For VMMs and libvirt drivers: the builder and the key walk it uses; link with
-# the accounting's snapshot (tools/accounting/acct_snapshot.c) and $(VIRT_LDLIBS).
-$(B)/lib/libvpmu-acct-libvirt.a: $(VIRT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tools/accounting/acct_keys.o
+# For VMMs and libvirt drivers: the snapshot (tools/accounting/acct_snapshot.c),
+# the key walk and the builder; installed with its two headers under
+# $(INCDIR)/vpmu-acct and libvpmu-acct-libvirt.pc (Requires: libvpmu, libvirt).
+$(B)/lib/libvpmu-acct-libvirt.a: $(VIRT_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tools/accounting/acct_keys.o \
+		$(B)/obj/tools/accounting/acct_snapshot.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(B)/tests/acct_typed_params: $(B)/obj/tests/unit/acct_typed_params.o $(VIRT_SRC:%.c=$(B)/obj/%.o) \
