@@ -61,6 +61,17 @@ _Noreturn void cli_help_done(const char *prog)
 	finish_stdout(prog);
 }
 
+_Noreturn void cli_common_option(const char *prog, int c, int version_opt, void (*usage)(void))
+{
+	if (c == 'h') {
+		usage();
+		cli_help_done(prog);
+	}
+	if (c == version_opt)
+		cli_version(prog);
+	cli_usage_error(prog, NULL);
+}
+
 unsigned cli_uint(const char *prog, const char *s, const char *what, unsigned lo, unsigned hi)
 {
 	char *end;

@@ -34,6 +34,12 @@ _Noreturn void cli_version(const char *prog);
  * message when it could not be written (a closed or full stdout). */
 _Noreturn void cli_help_done(const char *prog);
 
+/* The options every program shares, for the end of its getopt_long switch:
+ * 'h' (--help: usage() on stdout, then as cli_help_done), version_opt
+ * (--version: cli_version), and anything else getopt_long refused (a usage
+ * error; it has said what was wrong). */
+_Noreturn void cli_common_option(const char *prog, int c, int version_opt, void (*usage)(void));
+
 /* s as a decimal number from lo to hi; otherwise "PROG: WHAT must be a number
  * from LO to HI, not 'S'" and the Try line on stderr, exit status 2. */
 unsigned cli_uint(const char *prog, const char *s, const char *what, unsigned lo, unsigned hi);

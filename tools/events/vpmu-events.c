@@ -356,21 +356,12 @@ int main(int argc, char **argv)
 	const char *decode = NULL;
 	cli_init(argv, PROG);
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			usage();
-			cli_help_done(PROG);
-		}
-		if (c == 'V')
-			cli_version(PROG);
-		if (c == 'j') {
+		if (c == 'j')
 			json = true;
-			continue;
-		}
-		if (c == 'd') {
+		else if (c == 'd')
 			decode = optarg;
-			continue;
-		}
-		cli_usage_error(PROG, NULL);
+		else
+			cli_common_option(PROG, c, 'V', usage);
 	}
 	/* Every name is checked before anything is printed: a typo is a usage
 	 * error that lists the models, not a half-printed listing.  A name that

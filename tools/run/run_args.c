@@ -158,13 +158,8 @@ static void option(int c, struct opts *o)
 		o->stat_shared = true;
 		break;
 	}
-	case 'h':
-		usage();
-		cli_help_done(PROG);
-	case OPT_VERSION:
-		cli_version(PROG);
-	default:   /* getopt_long said what was wrong */
-		cli_usage_error(PROG, NULL);
+	default:
+		cli_common_option(PROG, c, OPT_VERSION, usage);
 	}
 }
 

@@ -137,13 +137,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_TEXTFILE: o->textfile = optarg; break;
 		case 'o': o->output = optarg; break;
-		case 'h':
-			usage();
-			cli_help_done(PROG);
-		case OPT_VERSION:
-			cli_version(PROG);
 		default:
-			cli_usage_error(PROG, NULL);
+			cli_common_option(PROG, c, OPT_VERSION, usage);
 		}
 	}
 	o->names = argv + optind;

@@ -165,13 +165,8 @@ int main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case 'h':
-			usage();
-			cli_help_done(PROG);
-		case OPT_VERSION:
-			cli_version(PROG);
 		default:
-			cli_usage_error(PROG, NULL);
+			cli_common_option(PROG, c, OPT_VERSION, usage);
 		}
 	}
 	if (optind >= argc)
