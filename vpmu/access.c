@@ -259,11 +259,42 @@ static enum vpmu_fault txn_regate(struct vpmu_vcpu *v, struct vpmu_txn *t, uint3
 	return VPMU_FAULT_NONE;
 }
 
+/* Steps 2 and 3 with an event filter: always the full derive, as the fast
+ * paths (retarget, keep, regate, an unchanged file) patch or re-check the
+ * installed control, which the filter changed (vpmu_filter_apply). */
+static __attribute__((noinline)) enum vpmu_fault txn_commit_filtered(struct vpmu_vcpu *v,
+								     struct vpmu_txn *t,
+								     bool host)
+{
+	bool strict = v->strict && !host;
+	uint32_t viol = host ? 0 : t->violations;
+	if (!t->n && t->regate)
+		return VPMU_FAULT_NONE;
+	struct vpmu_ctl ctl;
+	derive_control(v, t, &ctl, host ? NULL : &viol);
+	if (!host && vpmu_ctl_n(&ctl) && v->mops->check_control)
+		viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &ctl);
+	record_violations(v, viol);
+	if (viol && strict) {
+		txn_undo(t);
+		return VPMU_FAULT_STRICT;
+	}
+	if (t->ctr_mask)
+		load_counters(v, t);
+	vpmu_filter_apply(v, &ctl);
+	install_control(v, &ctl);
+	if (v->core)
+		notify_sibling(v);
+	return VPMU_FAULT_NONE;
+}
+
 /* Steps 2 and 3 of a transaction whose step 1 (the model's op) accepted it. */
 static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct vpmu_vcpu *v,
 									  struct vpmu_txn *t,
 									  bool host)
 {
+	if (__builtin_expect(v->filter != NULL, 0))
+		return txn_commit_filtered(v, t, host);
 	const struct vpmu_model *m = v->model;
 	bool strict = v->strict && !host;
 	uint32_t viol = host ? 0 : t->violations;

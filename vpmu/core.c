@@ -347,6 +347,7 @@ int vpmu_vm_destroy(struct vpmu_vm *vm)
 	}
 	if (vm->glue_free)
 		vm->glue_free(vm->glue_data);
+	vpmu_filter_free(vm->filter);
 	pthread_mutex_lock(&live_lock);
 	vm->host->nr_vms--;
 	pthread_mutex_unlock(&live_lock);
@@ -467,6 +468,9 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	struct vpmu_ctl ctl;
 	memset(&ctl, 0, sizeof(ctl));
 	m->ops->derive(m, &v->ctx, v->rf, &ctl);
+	v->filter = vm->filter;
+	if (v->filter)
+		vpmu_filter_apply(v, &ctl);
 	vpmu_state_set_control(v, &ctl);
 	if (v->core)
 		pthread_mutex_unlock(&v->core->lock);

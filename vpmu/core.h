@@ -75,6 +75,7 @@ struct vpmu_vm {
 	uint64_t ctr_regs;                   /* counters that have a register in pmu.regs */
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
+	struct vpmu_filter *filter;          /* the event filter (filter.c), NULL: none */
 	void *glue_data;                     /* vm_glue.h: the glue's, freed with glue_free */
 	void (*glue_free)(void *);
 };
@@ -102,9 +103,11 @@ struct vpmu_counter {
 	int8_t entry;        /* its entry in the control (ctl.ctr[entry]), or -1 */
 	int8_t event;        /* that entry's generic event; VPMU_EVENT_UNRESOLVED until asked */
 	struct vpmu_event_memo memo;
+	/* The event select the event filter last stopped it with (valid while its
+	 * bit is in vpmu_vcpu.filtered_ctrs): a programming is counted once. */
+	uint64_t filtered_sel;
 	/* 64 bytes: the hot paths find a counter by its number with a shift (the
 	 * switch pair and a control write, docs/performance.md). */
-	uint8_t pad[64 - 56];
 };
 _Static_assert(sizeof(struct vpmu_counter) == 64, "struct vpmu_counter is 64 bytes");
 
@@ -149,6 +152,11 @@ struct vpmu_vcpu {
 	 * with relaxed atomics (a sibling may fold into it). */
 	uint64_t *base;
 	struct vpmu_ctl ctl;
+	/* vm->filter, one load away for derive_control (NULL: no filter, which
+	 * costs the derive one test), and the counters it stopped at the last
+	 * derive. */
+	const struct vpmu_filter *filter;
+	uint64_t filtered_ctrs;
 	struct vpmu_counter counter[VPMU_MAX_CTRS];  /* by pmc */
 	struct vpmu_totals totals;
 	struct vpmu_regfile own;
@@ -235,6 +243,16 @@ static inline void vpmu_clear_stale(struct vpmu_vcpu *v)
 	if (!v->core)
 		v->rix_read = &v->vm->rix_plain;
 }
+/* ---- filter.c ---- */
+/* Stop the entries of a derived and checked control that the vCPU's event
+ * filter refuses (their privilege bits cleared: the counter stays in the
+ * control, as the guest programmed it, and counts nothing; no backend programs
+ * a counter without a privilege level), counting each new programming it
+ * stops (vpmu_totals.filtered).  After the rules: they judge what the guest
+ * wrote, not what the filter made of it. */
+void vpmu_filter_apply(struct vpmu_vcpu *v, struct vpmu_ctl *ctl);
+void vpmu_filter_free(struct vpmu_filter *f);
+
 /* ---- model_api.c ---- */
 /* Sort the n addresses of `all` and drop repeats in place: how many remain; the
  * first `max` of them also into regs (NULL: none). */
