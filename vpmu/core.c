@@ -469,8 +469,11 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	memset(&ctl, 0, sizeof(ctl));
 	m->ops->derive(m, &v->ctx, v->rf, &ctl);
 	v->filter = vm->filter;
-	if (v->filter)
+	if (v->filter) {
 		vpmu_filter_apply(v, &ctl);
+		if (!v->core)
+			v->rix_read = &vpmu_no_regs;   /* the fast paths never see a filter */
+	}
 	vpmu_state_set_control(v, &ctl);
 	if (v->core)
 		pthread_mutex_unlock(&v->core->lock);

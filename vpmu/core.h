@@ -126,8 +126,9 @@ struct vpmu_vcpu {
 	void (*poll)(void *ctx, unsigned cpu);
 	const struct vpmu_reg_index *rix;    /* &vm->rix */
 	/* What the read fast path looks registers up in: &vm->rix_plain, or an
-	 * empty index while the vCPU needs attention (vpmu_attn), so that neither
-	 * read hooks nor attention cost the plain read a test. */
+	 * empty index while the vCPU needs attention (vpmu_attn) or has an event
+	 * filter, so that neither read hooks, attention nor a filter cost the
+	 * plain read and write a test. */
 	const struct vpmu_reg_index *rix_read;
 	const struct vpmu_reg *mregs;        /* vm->pmu.regs */
 	const struct vpmu_pmu *pmu;          /* &vm->pmu */
@@ -241,7 +242,7 @@ static inline void vpmu_clear_stale(struct vpmu_vcpu *v)
 {
 	__atomic_fetch_and(&v->attn, (uint8_t)~VPMU_ATTN_STALE, __ATOMIC_RELAXED);
 	if (!v->core)
-		v->rix_read = &v->vm->rix_plain;
+		v->rix_read = v->filter ? &vpmu_no_regs : &v->vm->rix_plain;
 }
 /* ---- filter.c ---- */
 /* Stop the entries of a derived and checked control that the vCPU's event

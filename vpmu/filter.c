@@ -118,6 +118,8 @@ int vpmu_vm_set_event_filter(struct vpmu_vm *vm, const struct vpmu_event_filter 
 		v->filter = f;
 		if (!f)
 			v->filtered_ctrs = 0;
+		/* Also points rix_read past the fast paths while a filter is set
+		 * (vpmu_clear_stale). */
 		vpmu_control_refresh(v);
 		if (v->core)
 			pthread_mutex_unlock(&v->core->lock);
