@@ -14,8 +14,6 @@
 
 static uint64_t next_vm_uid = 1;
 
-const struct vpmu_reg_index vpmu_no_regs;   /* every lookup misses */
-
 static void index_add(struct vpmu_reg_index *rix, uint32_t addr, unsigned i)
 {
 	unsigned h = vpmu_reg_hash(addr);
