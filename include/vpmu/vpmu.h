@@ -440,8 +440,8 @@ int vpmu_vcpu_poll(struct vpmu_vcpu *vcpu);
  * table (docs/events.md; the table vpmu-events lists for its identity): each
  * is its event select and unit mask exactly.
  *
- * Filters apply to the x86 event-select PMUs (p6, k7, k8, zen, intel-arch,
- * c3 models); other VMs refuse one with -EOPNOTSUPP.  -EINVAL: an action or
+ * Filters apply to the x86 event-select PMUs (the p6, k7, k8, zen and
+ * architectural-perfmon models); other VMs refuse one with -EOPNOTSUPP.  -EINVAL: an action or
  * flag KVM does not have, a masked entry with bits outside the format, a NULL
  * array with a count; -E2BIG: more than VPMU_FILTER_MAX_EVENTS entries;
  * -ENOENT: a name the VM's table does not have.  On failure *bad (optional)
