@@ -51,6 +51,11 @@ check 2 "--backend must be perf or sim, not 'papi'" "unknown backend" -- --backe
 # The name goes into the accounting's JSON, which must be UTF-8 (docs/accounting.md).
 check 2 "--name must be 1 to 63 letters, digits" "a --name that is not UTF-8: usage error" -- --name "$(printf 'web\377')" "$tmp/flat.bin"
 check 2 "--name must be 1 to 63 letters, digits" "a --name of 64 bytes: usage error" -- --name "$(printf '%064d' 0)" "$tmp/flat.bin"
+printf 'action deny\n# LLC\nevent 0x2E\n' >"$tmp/bad.flt"
+check 2 "^vpmu-run: --event-filter: $tmp/bad.flt:3: 'event' takes EVENT UMASK" \
+	"--event-filter: a malformed file named with its line, usage error" -- --event-filter "$tmp/bad.flt" "$tmp/flat.bin"
+check 2 "^vpmu-run: --event-filter: $tmp/none.flt: No such file" \
+	"--event-filter: a missing file, usage error" -- --event-filter="$tmp/none.flt" "$tmp/flat.bin"
 check 2 "--stat-group: no group 'no-such-group-vpmu'" "--stat-group of an unknown group: named, status 2" -- \
 	--name web1 --stat-group no-such-group-vpmu "$tmp/flat.bin"
 check 2 '--stat-group is for the live accounting: give --name too' "--stat-group without --name: usage" -- --stat-group 0 "$tmp/flat.bin"

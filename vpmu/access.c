@@ -259,11 +259,44 @@ static enum vpmu_fault txn_regate(struct vpmu_vcpu *v, struct vpmu_txn *t, uint3
 	return VPMU_FAULT_NONE;
 }
 
-/* Steps 2 and 3 of a transaction whose step 1 (the model's op) accepted it. */
+/* Steps 2 and 3 with an event filter: always the full derive, as the fast
+ * paths (retarget, keep, regate, an unchanged file) patch or re-check the
+ * installed control, which the filter changed (vpmu_filter_apply). */
+static __attribute__((noinline)) enum vpmu_fault txn_commit_filtered(struct vpmu_vcpu *v,
+								     struct vpmu_txn *t,
+								     bool host)
+{
+	bool strict = v->strict && !host;
+	uint32_t viol = host ? 0 : t->violations;
+	if (!t->n && t->regate)
+		return VPMU_FAULT_NONE;
+	struct vpmu_ctl ctl;
+	derive_control(v, t, &ctl, host ? NULL : &viol);
+	if (!host && vpmu_ctl_n(&ctl) && v->mops->check_control)
+		viol |= v->mops->check_control(v->model, &v->ctx, v->rf, &ctl);
+	record_violations(v, viol);
+	if (viol && strict) {
+		txn_undo(t);
+		return VPMU_FAULT_STRICT;
+	}
+	if (t->ctr_mask)
+		load_counters(v, t);
+	vpmu_filter_apply(v, &ctl);
+	install_control(v, &ctl);
+	if (v->core)
+		notify_sibling(v);
+	return VPMU_FAULT_NONE;
+}
+
+/* Steps 2 and 3 of a transaction whose step 1 (the model's op) accepted it.
+ * may_filter: the vCPU may have an event filter (false only on the write fast
+ * path, which a vCPU with one never takes). */
 static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct vpmu_vcpu *v,
 									  struct vpmu_txn *t,
-									  bool host)
+									  bool host, bool may_filter)
 {
+	if (may_filter && __builtin_expect(v->filter != NULL, 0))
+		return txn_commit_filtered(v, t, host);
 	const struct vpmu_model *m = v->model;
 	bool strict = v->strict && !host;
 	uint32_t viol = host ? 0 : t->violations;
@@ -336,14 +369,15 @@ static inline void count_fault(struct vpmu_vcpu *v, enum vpmu_fault f)
 
 static inline __attribute__((always_inline)) enum vpmu_fault write_reg(struct vpmu_vcpu *v,
 									 const struct vpmu_reg *r,
-									 uint64_t val, bool host)
+									 uint64_t val, bool host,
+									 bool may_filter)
 {
 	struct vpmu_txn t;
 	txn_init(&t, v, host);
 	enum vpmu_fault f = v->mops->write(v->model, &v->ctx, &t, r, val);
 	if (__builtin_expect(f != VPMU_FAULT_NONE || t.overflowed, 0))
 		return txn_refuse(v, &t, f);
-	return txn_commit(v, &t, host);
+	return txn_commit(v, &t, host, may_filter);
 }
 
 /* A read of a counter the HT sibling also counts sees the sibling's count
@@ -400,13 +434,13 @@ static __attribute__((noinline)) enum vpmu_fault write_reg_call(struct vpmu_vcpu
 								 const struct vpmu_reg *r,
 								 uint64_t val, bool host)
 {
-	return write_reg(v, r, val, host);
+	return write_reg(v, r, val, host, true);
 }
 
 static __attribute__((noinline)) enum vpmu_fault txn_commit_call(struct vpmu_vcpu *v,
 								  struct vpmu_txn *t)
 {
-	return txn_commit(v, t, false);
+	return txn_commit(v, t, false, true);
 }
 
 /* Every write but one to a plain register of an unshared, up-to-date vCPU. */
@@ -433,8 +467,10 @@ int vpmu_reg_write(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr,
 	 * hooked one, or a vCPU that needs attention first. */
 	unsigned e = space == v->regspace ? vpmu_reg_slot(v->rix_read, addr) : 0;
 	enum vpmu_fault f;
+	/* No vCPU with an event filter comes here (its rix_read is empty: the
+	 * filter costs this path nothing), so the commit need not test for one. */
 	if (__builtin_expect(e != 0, 1))
-		f = write_reg(v, &v->mregs[e - 1], val, false);
+		f = write_reg(v, &v->mregs[e - 1], val, false, false);
 	else
 		f = reg_write_slow(v, space, addr, val);
 	count_fault(v, f);

@@ -14,8 +14,6 @@
 
 static uint64_t next_vm_uid = 1;
 
-const struct vpmu_reg_index vpmu_no_regs;   /* every lookup misses */
-
 static void index_add(struct vpmu_reg_index *rix, uint32_t addr, unsigned i)
 {
 	unsigned h = vpmu_reg_hash(addr);
@@ -347,6 +345,7 @@ int vpmu_vm_destroy(struct vpmu_vm *vm)
 	}
 	if (vm->glue_free)
 		vm->glue_free(vm->glue_data);
+	vpmu_filter_free(vm->filter);
 	pthread_mutex_lock(&live_lock);
 	vm->host->nr_vms--;
 	pthread_mutex_unlock(&live_lock);
@@ -467,6 +466,12 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	struct vpmu_ctl ctl;
 	memset(&ctl, 0, sizeof(ctl));
 	m->ops->derive(m, &v->ctx, v->rf, &ctl);
+	v->filter = vm->filter;
+	if (v->filter) {
+		vpmu_filter_apply(v, &ctl);
+		if (!v->core)
+			v->rix_read = &vpmu_no_regs;   /* the fast paths never see a filter */
+	}
 	vpmu_state_set_control(v, &ctl);
 	if (v->core)
 		pthread_mutex_unlock(&v->core->lock);

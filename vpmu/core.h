@@ -75,6 +75,7 @@ struct vpmu_vm {
 	uint64_t ctr_regs;                   /* counters that have a register in pmu.regs */
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
+	struct vpmu_filter *filter;          /* the event filter (filter.c), NULL: none */
 	void *glue_data;                     /* vm_glue.h: the glue's, freed with glue_free */
 	void (*glue_free)(void *);
 };
@@ -102,9 +103,11 @@ struct vpmu_counter {
 	int8_t entry;        /* its entry in the control (ctl.ctr[entry]), or -1 */
 	int8_t event;        /* that entry's generic event; VPMU_EVENT_UNRESOLVED until asked */
 	struct vpmu_event_memo memo;
+	/* The event select the event filter last stopped it with (valid while its
+	 * bit is in vpmu_vcpu.filtered_ctrs): a programming is counted once. */
+	uint64_t filtered_sel;
 	/* 64 bytes: the hot paths find a counter by its number with a shift (the
 	 * switch pair and a control write, docs/performance.md). */
-	uint8_t pad[64 - 56];
 };
 _Static_assert(sizeof(struct vpmu_counter) == 64, "struct vpmu_counter is 64 bytes");
 
@@ -123,8 +126,9 @@ struct vpmu_vcpu {
 	void (*poll)(void *ctx, unsigned cpu);
 	const struct vpmu_reg_index *rix;    /* &vm->rix */
 	/* What the read fast path looks registers up in: &vm->rix_plain, or an
-	 * empty index while the vCPU needs attention (vpmu_attn), so that neither
-	 * read hooks nor attention cost the plain read a test. */
+	 * empty index while the vCPU needs attention (vpmu_attn) or has an event
+	 * filter, so that neither read hooks, attention nor a filter cost the
+	 * plain read and write a test. */
 	const struct vpmu_reg_index *rix_read;
 	const struct vpmu_reg *mregs;        /* vm->pmu.regs */
 	const struct vpmu_pmu *pmu;          /* &vm->pmu */
@@ -149,6 +153,11 @@ struct vpmu_vcpu {
 	 * with relaxed atomics (a sibling may fold into it). */
 	uint64_t *base;
 	struct vpmu_ctl ctl;
+	/* vm->filter, one load away for derive_control (NULL: no filter, which
+	 * costs the derive one test), and the counters it stopped at the last
+	 * derive. */
+	const struct vpmu_filter *filter;
+	uint64_t filtered_ctrs;
 	struct vpmu_counter counter[VPMU_MAX_CTRS];  /* by pmc */
 	struct vpmu_totals totals;
 	struct vpmu_regfile own;
@@ -233,8 +242,18 @@ static inline void vpmu_clear_stale(struct vpmu_vcpu *v)
 {
 	__atomic_fetch_and(&v->attn, (uint8_t)~VPMU_ATTN_STALE, __ATOMIC_RELAXED);
 	if (!v->core)
-		v->rix_read = &v->vm->rix_plain;
+		v->rix_read = v->filter ? &vpmu_no_regs : &v->vm->rix_plain;
 }
+/* ---- filter.c ---- */
+/* Stop the entries of a derived and checked control that the vCPU's event
+ * filter refuses (their privilege bits cleared: the counter stays in the
+ * control, as the guest programmed it, and counts nothing; no backend programs
+ * a counter without a privilege level), counting each new programming it
+ * stops (vpmu_totals.filtered).  After the rules: they judge what the guest
+ * wrote, not what the filter made of it. */
+void vpmu_filter_apply(struct vpmu_vcpu *v, struct vpmu_ctl *ctl);
+void vpmu_filter_free(struct vpmu_filter *f);
+
 /* ---- model_api.c ---- */
 /* Sort the n addresses of `all` and drop repeats in place: how many remain; the
  * first `max` of them also into regs (NULL: none). */

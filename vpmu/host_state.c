@@ -14,6 +14,10 @@
 
 /* ---- the content id: what the per-CPU cache knows a control by ---- */
 
+/* The empty register index (core.h vpmu_mark_stale, vpmu_clear_stale): here,
+ * below every file that points a vCPU's rix_read at it. */
+const struct vpmu_reg_index vpmu_no_regs;   /* every lookup misses */
+
 uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl)
 {
 	/* Content-addressed (docs/principles.md §3): equal controls of one VM share

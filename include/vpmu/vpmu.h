@@ -134,6 +134,7 @@ struct vpmu_totals {
 	uint64_t faults;               /* of which refused by the hardware rules */
 	uint64_t strict_refusals;      /* of which refused by strict mode */
 	uint64_t switch_ins, cache_hits;
+	uint64_t filtered;             /* counter programmings the event filter stopped */
 	uint64_t violations[VPMU_MAX_RULES]; /* guest writes that broke rule i: stored anyway
 	                                        (default mode) or refused (strict mode) */
 };
@@ -187,6 +188,9 @@ enum vpmu_totals_part {
 	  "strict-refusals", 4, \
 	  "vpmu_strict_refusals_total", "", "", \
 	  "Guest accesses refused by strict mode.") \
+	X(filtered, VPMU_TOTALS_PART_ACCESSES, "filtered", "", "filtered", "", 8, \
+	  "vpmu_filtered_programmings_total", "", "", \
+	  "Guest counter programmings the VM's event filter stopped (the counter counts nothing).") \
 	X(cache_hits, VPMU_TOTALS_PART_SWITCHES, "cache_hits", "", "cache_hits", "cache-hits", 6, \
 	  "vpmu_cache_hits_total", "", "", \
 	  "Switch-ins that found perfctr's per-CPU cache still holding the vCPU's control.") \
@@ -405,6 +409,71 @@ bool vpmu_vcpu_running(const struct vpmu_vcpu *vcpu, unsigned *host_cpu);
  * Both return -EINVAL for a vCPU that is not switched in. */
 int vpmu_vcpu_enter(struct vpmu_vcpu *vcpu);
 int vpmu_vcpu_poll(struct vpmu_vcpu *vcpu);
+
+/* ---- event filter ----
+ * A per-VM event filter with the semantics of KVM's KVM_SET_PMU_EVENT_FILTER
+ * (Linux Documentation/virt/kvm/api.rst; arch/x86/kvm/pmu.c
+ * is_gp_event_allowed, is_fixed_event_allowed, filter_contains_match): a
+ * general-purpose counter programmed with an event the filter refuses, or a
+ * fixed counter it refuses, counts nothing.  The guest's write is accepted and
+ * the register holds what was written, but the counter is not programmed on
+ * the host: it keeps the value it had (reads it, and what the guest writes to
+ * it).  Each such programming is counted (vpmu_totals.filtered).
+ *
+ * The events are the event select register's event and unit mask, as KVM's:
+ * bits 7:0 the event select, 15:8 the unit mask, 35:32 AMD's event select bits
+ * 11:8 (Intel SDM vol. 3B IA32_PERFEVTSELx; AMD64 APM vol. 2 PerfEvtSel); the
+ * modifiers (USR, OS, EDGE, INV, CMASK, ...) do not take part.  Without
+ * VPMU_FILTER_MASKED_EVENTS an entry names one event and unit mask exactly (an
+ * entry with other bits set can match no event and is ignored, as KVM's
+ * remove_impossible_events does); with it, every entry is a masked entry
+ * (VPMU_FILTER_MASKED_ENTRY: api.rst "masked events"): it matches the events
+ * of its event select whose unit mask & mask == match, and an exclude entry
+ * takes the events it matches out of the include entries' matches.  An event
+ * the include entries match and no exclude entry does is "in" the filter:
+ * allowed with VPMU_FILTER_ALLOW, refused with VPMU_FILTER_DENY; any other
+ * event the opposite.  Fixed counter i is allowed when action is ALLOW and bit
+ * i of fixed_counter_bitmap is set, or DENY and it is clear (api.rst: KVM
+ * always consumes fixed_counter_bitmap).
+ *
+ * names[] are include entries by event name, resolved through the VM's event
+ * table (docs/events.md; the table vpmu-events lists for its identity): each
+ * is its event select and unit mask exactly.
+ *
+ * Filters apply to the x86 event-select PMUs (the p6, k7, k8, zen and
+ * architectural-perfmon models); other VMs refuse one with -EOPNOTSUPP.  -EINVAL: an action or
+ * flag KVM does not have, a masked entry with bits outside the format, a NULL
+ * array with a count; -E2BIG: more than VPMU_FILTER_MAX_EVENTS entries;
+ * -ENOENT: a name the VM's table does not have.  On failure *bad (optional)
+ * is the index of the offending entry in events[] then names[] (nevents + j
+ * for names[j]), or -1 when no entry is at fault, and the VM's filter is as it
+ * was.  NULL removes the filter.  The VM's vCPUs must not be in a register
+ * access or switch while it changes (the VMM pauses them, as KVM's ioctl
+ * waits for its vCPUs to see the new filter); it takes effect at once.
+ */
+enum vpmu_filter_action {
+	VPMU_FILTER_ALLOW = 0,     /* KVM_PMU_EVENT_ALLOW */
+	VPMU_FILTER_DENY = 1,      /* KVM_PMU_EVENT_DENY */
+};
+#define VPMU_FILTER_MASKED_EVENTS 0x1u  /* KVM_PMU_EVENT_FLAG_MASKED_EVENTS */
+#define VPMU_FILTER_MAX_EVENTS 300      /* KVM_PMU_EVENT_FILTER_MAX_EVENTS */
+/* A masked entry (api.rst KVM_PMU_ENCODE_MASKED_ENTRY): event select bits 7:0
+ * and 35:32, match in 15:8, exclude bit 55, mask in 63:56. */
+#define VPMU_FILTER_MASKED_ENTRY(event_select, mask, match, exclude) \
+	(((uint64_t)(event_select) & 0xFFull) | (((uint64_t)(event_select) & 0xF00ull) << 24) | \
+	 (((uint64_t)(mask) & 0xFFull) << 56) | (((uint64_t)(match) & 0xFFull) << 8) | \
+	 ((uint64_t)!!(exclude) << 55))
+struct vpmu_event_filter {
+	unsigned action;               /* enum vpmu_filter_action */
+	unsigned flags;                /* VPMU_FILTER_MASKED_EVENTS */
+	uint32_t fixed_counter_bitmap;
+	unsigned nevents;
+	const uint64_t *events;
+	unsigned nnames;
+	const char *const *names;
+};
+int vpmu_vm_set_event_filter(struct vpmu_vm *vm, const struct vpmu_event_filter *filter,
+			     int *bad);
 
 /* How the host backend counts a generic event (docs/integration.md "What the
  * host counts"): counts are never invented, so an event the host cannot count

@@ -270,6 +270,7 @@ static const char *const families[] = {
 	"vpmu_pmis_raised_total", "vpmu_pmis_delivered_total", "vpmu_pmis_lost_total",
 	"vpmu_pmis_held_total",
 	"vpmu_register_accesses_total", "vpmu_faults_total", "vpmu_strict_refusals_total",
+	"vpmu_filtered_programmings_total",
 	"vpmu_rule_violations_total", "vpmu_cache_hits_total", "vpmu_switch_ins_total",
 	"vpmu_msr_exits_total", "vpmu_rdpmc_exits_total",
 };
@@ -366,7 +367,7 @@ static void test_prometheus(void)
 	ok(count_prefix(t, "vpmu_pmis_delivered_total{") == 4 && count_prefix(t, "vpmu_pmis_lost_total{") == 6 &&
 	   count_prefix(t, "vpmu_msr_exits_total{") == 2 && count_prefix(t, "vpmu_rdpmc_exits_total{") == 2 &&
 	   count_prefix(t, "vpmu_pmis_held_total{") == 2 &&
-	   count_with(t, "vpmu_", "domain=\"plain\",vcpu=\"3\"") == VPMU_EV_NR + 4 + 1 + 3 + 4,
+	   count_with(t, "vpmu_", "domain=\"plain\",vcpu=\"3\"") == VPMU_EV_NR + 4 + 1 + 3 + 4 + 1,
 	   "no KVM samples for the vCPU without KVM statistics");
 	ok(has(t, "vpmu_pmis_held_total{domain=\"%s\",vcpu=\"1\"} %" PRIu64, DOM0_ESC, a1->kvm.pmis_held),
 	   "vpmu_pmis_held_total");

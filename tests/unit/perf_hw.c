@@ -903,9 +903,47 @@ out:
 	world_down(&w, name);
 }
 
+/* The event filter (vpmu_vm_set_event_filter; KVM_SET_PMU_EVENT_FILTER's
+ * semantics): a denied counter's programming is accepted, but no host event
+ * is opened for it; removing the filter opens it. */
+static void test_event_filter(void)
+{
+	struct world w;
+	const char *name = "host PMU, event filter";
+	dbl_reset();
+	if (!world_up(&w, 0, name))
+		goto out;
+	struct vpmu_vcpu *v = w.v;
+	uint64_t deny = EV_INSTRUCTIONS;
+	struct vpmu_event_filter f = { VPMU_FILTER_DENY, 0, 0, 1, &deny, 0, NULL };
+	check_eq(vpmu_vm_set_event_filter(vpmu_vcpu_vm(v), &f, NULL), 0, "deny INST_RETIRED");
+	since();
+	check_eq(wr(v, EVNTSEL1, OS | USR | EV_INSTRUCTIONS), VPMU_FAULT_NONE,
+		 "EVNTSEL1 = instructions (denied): no fault");
+	check_eq(wr(v, EVNTSEL0, EN | OS | USR | EV_CYCLES), VPMU_FAULT_NONE,
+		 "EVNTSEL0 = EN|OS|USR|cycles: no fault");
+	vpmu_vcpu_enter(v);
+	struct calls c = since();
+	check_calls(c, 1, 0, 0, "the entry opens counter 0's cycles event only, none for the denied "
+		    "counter");
+	ok(hw_fd(PERF_COUNT_HW_INSTRUCTIONS) < 0, "no instructions event was opened");
+	check_eq(fds_open(), 1, "one event open");
+	advance(hw_fd(PERF_COUNT_HW_CPU_CYCLES), 77);
+	check_eq(rd(v, PERFCTR0), 77, "the allowed counter counts");
+	check_eq(rd(v, PERFCTR1), 0, "the denied counter reads 0");
+	check_eq(vpmu_vm_set_event_filter(vpmu_vcpu_vm(v), NULL, NULL), 0, "filter removed");
+	vpmu_vcpu_enter(v);
+	c = since();
+	check_calls(c, 1, 0, 0, "the entry opens the instructions event now");
+	ok(hw_fd(PERF_COUNT_HW_INSTRUCTIONS) >= 0, "the instructions event is open");
+out:
+	world_down(&w, name);
+}
+
 int main(void)
 {
 	test_attributes_and_syscalls();
+	test_event_filter();
 	test_imode();
 	test_counts();
 	test_refusals();

@@ -15,6 +15,7 @@
 
 #include "common/cli.h"
 #include "live/stat_dir.h"
+#include "run_filter.h"
 #include "vpmu_run.h"
 
 #define PROG "vpmu-run"
@@ -37,6 +38,8 @@ static void usage(void)
 "      --nr-fixed=N       fewer fixed counters (architectural perfmon)\n"
 "      --ht               vCPUs 2k and 2k+1 are a core's threads (p4, p4-em64t)\n"
 "      --strict           writes that break perfctr's rules raise #GP\n"
+"      --event-filter=F   the VM's event filter, as KVM_SET_PMU_EVENT_FILTER's:\n"
+"                         a filter file, or cross-tenant (docs/vpmu-run.md)\n"
 "      --backend=B        perf (default: what the host counts) or sim (nothing)\n"
 "      --no-host-pmu      perf: the task clock even where the host has a PMU\n"
 "      --null-pmu         the guest may switch its PMU MSR exits to a handler\n"
@@ -75,7 +78,7 @@ enum {
 	OPT_MODEL = 256, OPT_CPUMODEL, OPT_STEPPING, OPT_PMU_VERSION, OPT_NR_GENERAL, OPT_NR_FIXED,
 	OPT_HT, OPT_STRICT, OPT_BACKEND, OPT_NO_HOST_PMU, OPT_NULL_PMU, OPT_VCPUS, OPT_MEM,
 	OPT_TIMEOUT, OPT_APPEND, OPT_KERNEL, OPT_INITRD, OPT_NO_KVMCLOCK, OPT_CONSOLE_INPUT,
-	OPT_TAP, OPT_ACCOUNTING, OPT_NAME, OPT_STAT_GROUP, OPT_VERSION,
+	OPT_TAP, OPT_ACCOUNTING, OPT_NAME, OPT_STAT_GROUP, OPT_VERSION, OPT_EVENT_FILTER,
 };
 
 static const struct option longopts[] = {
@@ -87,6 +90,7 @@ static const struct option longopts[] = {
 	{ "nr-fixed", required_argument, NULL, OPT_NR_FIXED },
 	{ "ht", no_argument, NULL, OPT_HT },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "no-host-pmu", no_argument, NULL, OPT_NO_HOST_PMU },
 	{ "null-pmu", no_argument, NULL, OPT_NULL_PMU },
@@ -125,6 +129,14 @@ static void option(int c, struct opts *o)
 	case OPT_NR_FIXED: o->nr_fixed = num("--nr-fixed", 0, VPMU_MAX_CTRS); break;
 	case OPT_HT: o->ht = true; break;
 	case OPT_STRICT: o->strict = true; break;
+	case OPT_EVENT_FILTER: {
+		static struct run_filter filter;
+		char err[512];
+		if (run_filter_load(optarg, &filter, err, sizeof(err)) < 0)
+			cli_usage_error(PROG, "--event-filter: %s", err);
+		o->filter = &filter;
+		break;
+	}
 	case OPT_BACKEND:
 		if (strcmp(optarg, "perf") && strcmp(optarg, "sim"))
 			cli_usage_error(PROG, "--backend must be perf or sim, not '%s'", optarg);

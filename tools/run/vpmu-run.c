@@ -28,6 +28,7 @@
 #include "vpmu/vpmu.h"
 #include "../../guest-tests/guest_abi.h"
 #include "run_accounting.h"
+#include "run_filter.h"
 #include "common/cli.h"
 #include "live/live_vm.h"
 #include "live/stat_dir.h"
@@ -206,6 +207,11 @@ static int setup_pmu(struct run *rn)
 				   info.pmu_version, info.nr_general, info.nr_fixed,
 				   info.pmu_version ? "" : " (a legacy PMU has one geometry)");
 		return die(rn, "vpmu_vm_create(%s): %s", rn->o.model, strerror(-r));
+	}
+	if (rn->o.filter) {
+		char err[512];
+		if (run_filter_apply(rn->o.filter, rn->pvm, err, sizeof(err)) < 0)
+			return die(rn, "--event-filter: %s", err);
 	}
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
 		if ((r = vpmu_vcpu_create(rn->pvm, i, &rn->cpu[i].vcpu)) < 0)

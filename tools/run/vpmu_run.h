@@ -28,6 +28,8 @@
 #define EXIT_GUEST_HIGH 126   /* the guest's own status was 124 or more (stderr says which) */
 #define MAX_VCPUS 16
 
+struct run_filter;
+
 struct opts {
 	const char *model, *backend, *image, *append;
 	const char *kernel, *initrd;   /* --kernel bzImage [--initrd FILE]: a Linux guest */
@@ -47,6 +49,7 @@ struct opts {
 	const char *name;  /* --name NAME: the live accounting socket (vpmu-stat) */
 	bool stat_shared;  /* --stat-group G: G's members may read the socket too */
 	gid_t stat_group;
+	struct run_filter *filter;   /* --event-filter FILE|cross-tenant; NULL: none */
 };
 
 struct vcpu_ctx {

@@ -451,6 +451,84 @@ static int do_expect_violations(struct ctx *c, char **t, int n)
 		     want, t[1], tot.violations[rule]);
 }
 
+/* event-filter allow|deny|none [fixed=BITMAP] [event=E/U | masked=E/M/T | exclude=E/M/T |
+ * name=EVENT]...: the current VM's event filter (vpmu_vm_set_event_filter;
+ * docs/trace.md).  A filter the library refuses is an error of the trace. */
+static int do_event_filter(struct ctx *c, char **t, int n)
+{
+	static uint64_t ev[VPMU_FILTER_MAX_EVENTS];
+	static const char *names[VPMU_FILTER_MAX_EVENTS];
+	struct vpmu_event_filter f = { VPMU_FILTER_DENY, 0, 0, 0, ev, 0, names };
+	if (need_args(c, n, 2, 2 + VPMU_FILTER_MAX_EVENTS, "event-filter allow|deny|none [ENTRY...]"))
+		return -1;
+	if (!c->cur)
+		return bad(c, "no current VM");
+	if (!strcmp(t[1], "none")) {
+		if (n != 2)
+			return bad(c, "extra operands: usage: event-filter none");
+		int rc = vpmu_vm_set_event_filter(c->cur->vm, NULL, NULL);
+		return rc ? bad(c, "removing the event filter: %s", strerror(-rc)) : 0;
+	}
+	if (strcmp(t[1], "allow") && strcmp(t[1], "deny"))
+		return bad(c, "event-filter takes allow, deny or none, not '%s'", t[1]);
+	f.action = !strcmp(t[1], "allow") ? VPMU_FILTER_ALLOW : VPMU_FILTER_DENY;
+	bool plain = false;
+	for (int i = 2; i < n; i++) {
+		char *eq = strchr(t[i], '=');
+		if (!eq)
+			return bad(c, "event-filter entry '%s': KEY=VALUE", t[i]);
+		*eq = 0;
+		char *key = t[i], *val = eq + 1;
+		uint64_t x[3];
+		unsigned nx = 0;
+		if (!strcmp(key, "name")) {
+			names[f.nnames++] = val;
+			continue;
+		}
+		for (char *p = strtok(val, "/"); p && nx < 3; p = strtok(NULL, "/"))
+			if (num(c, p, &x[nx++]))
+				return -1;
+		if (!strcmp(key, "fixed") && nx == 1 && x[0] <= UINT32_MAX) {
+			f.fixed_counter_bitmap = (uint32_t)x[0];
+		} else if (!strcmp(key, "event") && nx == 2 && x[0] <= 0xFFF && x[1] <= 0xFF) {
+			plain = true;
+			ev[f.nevents++] = (x[0] & 0xFF) | ((x[0] & 0xF00) << 24) | (x[1] << 8);
+		} else if ((!strcmp(key, "masked") || !strcmp(key, "exclude")) && nx == 3 &&
+			   x[0] <= 0xFFF && x[1] <= 0xFF && x[2] <= 0xFF) {
+			f.flags = VPMU_FILTER_MASKED_EVENTS;
+			ev[f.nevents++] = VPMU_FILTER_MASKED_ENTRY(x[0], x[1], x[2], key[0] == 'e');
+		} else {
+			return bad(c, "event-filter entry '%s=': fixed=BITMAP, event=EVENT/UMASK, "
+				   "masked=EVENT/MASK/MATCH, exclude=EVENT/MASK/MATCH or name=EVENT", key);
+		}
+	}
+	if (plain && f.flags)
+		return bad(c, "event-filter: event= and masked=/exclude= entries in one filter");
+	int badi = -1, rc = vpmu_vm_set_event_filter(c->cur->vm, &f, &badi);
+	if (rc == -ENOENT && badi >= (int)f.nevents)
+		return bad(c, "event-filter: no event '%s' in the VM's event table",
+			   names[badi - (int)f.nevents]);
+	if (rc)
+		return bad(c, "the event filter is refused (%s%s%d)", strerror(-rc),
+			   badi >= 0 ? ", entry " : "", badi >= 0 ? badi + 1 : 0);
+	return 0;
+}
+
+/* expect-filtered N: the programmings the event filter stopped on the current
+ * vCPU since its creation (vpmu_totals.filtered). */
+static int do_expect_filtered(struct ctx *c, char **t, int n)
+{
+	uint64_t want;
+	if (need_args(c, n, 2, 2, "expect-filtered N") || num(c, t[1], &want))
+		return -1;
+	if (!c->vcpu)
+		return bad(c, "no current vCPU (use 'vcpu N')");
+	struct vpmu_totals tot;
+	vpmu_vcpu_totals(c->vcpu, &tot);
+	return check(c, tot.filtered == want, t[0], "%" PRIu64 " filtered programming(s), got %" PRIu64,
+		     want, tot.filtered);
+}
+
 static int do_tick(struct ctx *c, char **t, int n)
 {
 	uint64_t count;
@@ -604,6 +682,8 @@ static int run_line(struct ctx *c, char *line)
 	if (!strcmp(d, "sbi")) return do_sbi(c, t, n);
 	if (!strcmp(d, "expect-violations")) return do_expect_violations(c, t, n);
 	if (!strcmp(d, "tick")) return do_tick(c, t, n);
+	if (!strcmp(d, "event-filter")) return do_event_filter(c, t, n);
+	if (!strcmp(d, "expect-filtered")) return do_expect_filtered(c, t, n);
 	if (!strcmp(d, "expect-pmi")) return do_expect_pmi(c, t, n, 0);
 	if (!strcmp(d, "expect-no-pmi")) return do_expect_pmi(c, t, n, 1);
 	if (!strcmp(d, "expect-host-ctrl-writes")) return do_expect_writes(c, t, n, 1);
