@@ -343,6 +343,8 @@ int vpmu_vm_destroy(struct vpmu_vm *vm)
 			free(vm->core[i]);
 		}
 	}
+	if (vm->host->backend.ops->forget_pmu)
+		vm->host->backend.ops->forget_pmu(vm->host->backend.ctx, &vm->pmu);
 	if (vm->glue_free)
 		vm->glue_free(vm->glue_data);
 	vpmu_filter_free(vm->filter);

@@ -57,6 +57,10 @@ struct vpmu_backend_ops {
 	/* Optional: how generic event ev is counted (vpmu_host_event_source); NULL:
 	 * VPMU_COUNT_SIM.  *why gets a line saying how, or why not. */
 	enum vpmu_count_source (*event_source)(void *ctx, enum vpmu_event ev, const char **why);
+	/* Optional: the VM whose PMU this is is being destroyed; a backend that
+	 * keeps the PMU a host CPU last ran (the sim decodes its controls with
+	 * it) forgets it here.  Called with no vCPU of the VM switched in. */
+	void (*forget_pmu)(void *ctx, const struct vpmu_pmu *pmu);
 };
 
 struct vpmu_backend {

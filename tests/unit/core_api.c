@@ -367,6 +367,30 @@ static void test_rdpmc(void)
 	   "RDPMC of no vCPU: -EINVAL");
 }
 
+/* A host CPU a destroyed VM last programmed: events ticked there must not
+ * reach the dead VM's PMU (ASan: a use after free), and the next VM's vCPU
+ * there starts from its own control. */
+static void test_destroyed_vm(void)
+{
+	struct vpmu_vm *vm = new_vm(0);
+	struct vpmu_vcpu *v;
+	vpmu_vcpu_create(vm, 0, &v);
+	vpmu_vcpu_switch_in(v, 3);
+	ok(wr(v, EVNTSEL0, AMODE_INSTR) == VPMU_FAULT_NONE, "a VM programs host CPU 3");
+	vpmu_vcpu_switch_out(v);
+	vpmu_vm_destroy(vm);
+	ok(vpmu_sim_tick(sim, 3, VPMU_EV_INSTRUCTIONS, 100, VPMU_MODE_USER) == 0,
+	   "events on the CPU the destroyed VM last ran: nothing reads its PMU");
+	vm = new_vm(0);
+	vpmu_vcpu_create(vm, 0, &v);
+	vpmu_vcpu_switch_in(v, 3);
+	ok(wr(v, EVNTSEL0, AMODE_INSTR) == VPMU_FAULT_NONE, "a new VM programs the same CPU");
+	vpmu_sim_tick(sim, 3, VPMU_EV_INSTRUCTIONS, 7, VPMU_MODE_USER);
+	is_u64(rd(v, PERFCTR0), 7, "the new VM's counter counts its own events only");
+	vpmu_vcpu_switch_out(v);
+	vpmu_vm_destroy(vm);
+}
+
 int main(void)
 {
 	struct vpmu_backend be;
@@ -385,6 +409,7 @@ int main(void)
 	test_strict_and_default();
 	test_misc_enable_save_restore();
 	test_rdpmc();
+	test_destroyed_vm();
 	vpmu_host_destroy(host);
 	vpmu_sim_destroy(sim);
 	return tap_done();

@@ -94,13 +94,20 @@ static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, u
 	s->cpu[cpu].ctr_writes++;
 }
 
-/* A reading changes nothing: another layout's registers read as reset.  Out
- * of line with the fast path's arguments: a tail call that moves nothing. */
+/* A reading changes nothing: another layout's registers read as reset.  A CPU
+ * whose PMU was forgotten (sim_forget_pmu) is the reader's from now on when
+ * the layout is the same: the core's control cache may have found the images
+ * it wants already there and written none.  Out of line with the fast path's
+ * arguments: a tail call that moves nothing. */
 static __attribute__((noinline)) uint64_t sim_read_other(void *ctx, unsigned cpu,
 							 const struct vpmu_pmu *pmu, unsigned pmc)
 {
-	const struct sim_cpu *c = &((const struct vpmu_sim *)ctx)->cpu[cpu];
-	return c->layout == vpmu_pmu_layout(pmu) ? c->ctr[pmc % VPMU_MAX_CTRS] : 0;
+	struct sim_cpu *c = &((struct vpmu_sim *)ctx)->cpu[cpu];
+	if (c->layout != vpmu_pmu_layout(pmu))
+		return 0;
+	if (!c->pmu)
+		c->pmu = pmu;
+	return c->ctr[pmc % VPMU_MAX_CTRS];
 }
 
 static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, unsigned pmc)
@@ -116,11 +123,23 @@ static uint64_t sim_read_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu
 	return sim_read_other(ctx, cpu, pmu, pmc);
 }
 
+/* A destroyed VM's PMU no longer decodes what its controls left in a host
+ * CPU's registers: events ticked there count nothing until another VM's vCPU
+ * programs it (sim_take_over). */
+static void sim_forget_pmu(void *ctx, const struct vpmu_pmu *pmu)
+{
+	struct vpmu_sim *s = ctx;
+	for (unsigned i = 0; i < s->nr_cpus; i++)
+		if (s->cpu[i].pmu == pmu)
+			s->cpu[i].pmu = NULL;
+}
+
 static const struct vpmu_backend_ops sim_ops = {
 	.name = "sim",
 	.write_ctrl = sim_write_ctrl,
 	.write_ctr = sim_write_ctr,
 	.read_ctr = sim_read_ctr,
+	.forget_pmu = sim_forget_pmu,
 };
 
 int vpmu_sim_create(unsigned nr_cpus, struct vpmu_sim **out)
