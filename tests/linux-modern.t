@@ -51,30 +51,36 @@ ok $? "the guests' initramfs is assembled (guest-tests/linux/initrd.sh)" "$tmp/i
 cp "$kamd" "$tmp/vmlinuz-amd64"
 
 cmd=$linux_cmdline
-boot() { # NAME MODEL VCPUS CASE [KERNEL-ARGS]: boots.sh lines for one boot
+boot() { # NAME MODEL VCPUS CASE [KERNEL-ARGS [VPMU-RUN-OPTIONS]]: boots.sh lines for one boot
 	# busybox timeout bounds a vpmu-run that its own --timeout cannot end
 	# (status 137; docs/linux-guests.md "Known problems in the nested tier").
 	# The six boots took about two minutes in all on a quiet machine: the
 	# limits leave room for a loaded one and keep what a stalled boot costs
 	# short.
 	echo "echo @@RUN $1"
-	echo "timeout -s KILL 180 ./vpmu-run --model $2 --vcpus $3 --timeout 150 --kernel vmlinuz-amd64 --initrd initrd --append '$cmd vpmu.case=$4 vpmu.period=4000000${5:+ $5}' >out 2>err"
-	echo "echo @@STATUS \$?; cat out; sed 's/^/@@ERR /' err"
+	echo "rm -f acct; timeout -s KILL 180 ./vpmu-run --model $2 --vcpus $3 ${6:+$6 }--timeout 150 --kernel vmlinuz-amd64 --initrd initrd --append '$cmd vpmu.case=$4 vpmu.period=4000000${5:+ $5}' >out 2>err"
+	echo "echo @@STATUS \$?; cat out; sed 's/^/@@ERR /' err; [ ! -f acct ] || sed 's/^/@@ACCT /' acct"
 }
-# The boots, NAME:MODEL:VCPUS:CASE:KERNEL-ARGS, in two kvm-env calls, so that
-# a nested tier that hangs costs one call's time, not every boot's.
+# The boots, NAME:MODEL:VCPUS:CASE:KERNEL-ARGS:VPMU-RUN-OPTIONS (commas for
+# blanks), in two kvm-env calls, so that a nested tier that hangs costs one
+# call's time, not every boot's.  skyfilter runs Skylake's perf stat under an
+# event filter (docs/vpmu-run.md, "Event filters") that denies UnHalted Core
+# Cycles by its encoding (event 0x3C, umask 0), with its domstats accounting
+# in a file.
 BOOTS1="nehalem:nehalem:2:modern:vdso32=0 skylake:skylake:2:modern:vdso32=0 core2:core2:1:count:vdso32=0"
-BOOTS2="icelake:icelake:2:modern:vdso32=0 zen4:zen4:2:modern: zen1:zen1:1:count:"
+BOOTS2="icelake:icelake:2:modern:vdso32=0 zen4:zen4:2:modern: zen1:zen1:1:count:
+	skyfilter:skylake:1:count:vdso32=0:--event-filter=gp-cycles.filter,-o,acct,--accounting=domstats"
+printf 'action deny\nevent 0x3c 0x00\n' >"$tmp/gp-cycles.filter"
 boots() { # SPECS...: boots.sh lines for each
 	for b in "$@"; do
-		IFS=: read -r bname bmodel bvcpus bcase bargs <<EOF2
+		IFS=: read -r bname bmodel bvcpus bcase bargs bopts <<EOF2
 $b
 EOF2
-		boot "$bname" "$bmodel" "$bvcpus" "$bcase" "$bargs"
+		boot "$bname" "$bmodel" "$bvcpus" "$bcase" "$bargs" "$(echo "$bopts" | tr , ' ')"
 	done
 }
 kvm() { # BOOTS-SCRIPT OUTPUT: one kvm-env call running the boots
-	linux_kvm 600 "$1" "$2" "$KB/bin/vpmu-run" "$tmp/vmlinuz-amd64" "$tmp/initrd"
+	linux_kvm 600 "$1" "$2" "$KB/bin/vpmu-run" "$tmp/vmlinuz-amd64" "$tmp/initrd" "$tmp/gp-cycles.filter"
 }
 # shellcheck disable=SC2086
 boots $BOOTS1 >"$tmp/boots1.sh"
@@ -248,4 +254,19 @@ echo "$PMUS" >"$tmp/pmus"
 while IFS='|' read -r name driver ver width gp vmask maxp fixed emask; do
 	check "$name" "$driver" "$ver" "$width" "$gp" "$vmask" "$maxp" "$fixed" "$emask" </dev/null
 done <"$tmp/pmus"
+
+# The event filter under Linux's own perf: the denied encoding's counter reads
+# 0 while the fixed counters count at the TSC rate, and the accounting counts
+# the filtered programmings (vpmu.filtered, docs/accounting.md).
+name=skyfilter
+f=$(both "$name")
+[ "$(st "$name")" = 0 ]
+ok $? "$name: Skylake under an event filter runs to the end (status $(st "$name"))" "$f"
+tc=$(csv "$name" task-clock); k=$(khz "$name")
+g=$(csv "$name" gp-cycles); c=$(csv "$name" cycles); r=$(csv "$name" ref-cycles)
+[ "$g" = 0 ] && in_window "$(ratio "$c" "$tc" "$k")" && in_window "$(ratio "$r" "$tc" "$k")"
+ok $? "$name: perf stat reads 0 for the denied gp-cycles (event 0x3C: ${g:-none}) while cycles (${c:-none}) and ref-cycles (${r:-none}) count at the TSC rate on the fixed counters" "$f"
+fl=$(sed -n 's/^@@ACCT *vpmu\.filtered=//p' "$tmp/$name.out" | head -n 1)
+[ "${fl:-0}" -gt 0 ] 2>/dev/null
+ok $? "$name: the accounting counts the filtered programmings (vpmu.filtered=${fl:-none})" "$f"
 echo "1..$n"
