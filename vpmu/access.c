@@ -259,17 +259,15 @@ static enum vpmu_fault txn_regate(struct vpmu_vcpu *v, struct vpmu_txn *t, uint3
 	return VPMU_FAULT_NONE;
 }
 
-/* Steps 2 and 3 with an event filter: always the full derive, as the fast
- * paths (retarget, keep, regate, an unchanged file) patch or re-check the
- * installed control, which the filter changed (vpmu_filter_apply). */
-static __attribute__((noinline)) enum vpmu_fault txn_commit_filtered(struct vpmu_vcpu *v,
-								     struct vpmu_txn *t,
-								     bool host)
+/* Steps 2 and 3 in full: the control derived and checked (strict mode refuses
+ * it and puts the registers back), the counters loaded, and the control
+ * installed; with filter, the VM's event filter applied to it first.  Inline:
+ * the write without a filter pays nothing for the filter's case. */
+static inline __attribute__((always_inline)) enum vpmu_fault txn_install(struct vpmu_vcpu *v,
+									   struct vpmu_txn *t,
+									   uint32_t viol, bool strict,
+									   bool host, bool filter)
 {
-	bool strict = v->strict && !host;
-	uint32_t viol = host ? 0 : t->violations;
-	if (!t->n && t->regate)
-		return VPMU_FAULT_NONE;
 	struct vpmu_ctl ctl;
 	derive_control(v, t, &ctl, host ? NULL : &viol);
 	if (!host && vpmu_ctl_n(&ctl) && v->mops->check_control)
@@ -281,11 +279,24 @@ static __attribute__((noinline)) enum vpmu_fault txn_commit_filtered(struct vpmu
 	}
 	if (t->ctr_mask)
 		load_counters(v, t);
-	vpmu_filter_apply(v, &ctl);
+	if (filter)
+		vpmu_filter_apply(v, &ctl);
 	install_control(v, &ctl);
 	if (v->core)
 		notify_sibling(v);
 	return VPMU_FAULT_NONE;
+}
+
+/* Steps 2 and 3 with an event filter: always the full derive, as the fast
+ * paths (retarget, keep, regate, an unchanged file) patch or re-check the
+ * installed control, which the filter changed (vpmu_filter_apply). */
+static __attribute__((noinline)) enum vpmu_fault txn_commit_filtered(struct vpmu_vcpu *v,
+								     struct vpmu_txn *t,
+								     bool host)
+{
+	if (!t->n && t->regate)
+		return VPMU_FAULT_NONE;
+	return txn_install(v, t, host ? 0 : t->violations, v->strict && !host, host, true);
 }
 
 /* Steps 2 and 3 of a transaction whose step 1 (the model's op) accepted it.
@@ -323,21 +334,7 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 		return txn_keep(v, t, viol, strict, host);
 	if (t->regate && t->n == 1 && !t->ctr_mask)
 		return txn_regate(v, t, viol, strict, host);
-	struct vpmu_ctl ctl;
-	derive_control(v, t, &ctl, host ? NULL : &viol);
-	if (!host && vpmu_ctl_n(&ctl) && v->mops->check_control)
-		viol |= v->mops->check_control(m, &v->ctx, v->rf, &ctl);
-	record_violations(v, viol);
-	if (viol && strict) {
-		txn_undo(t);
-		return VPMU_FAULT_STRICT;
-	}
-	if (t->ctr_mask)
-		load_counters(v, t);
-	install_control(v, &ctl);
-	if (v->core)
-		notify_sibling(v);
-	return VPMU_FAULT_NONE;
+	return txn_install(v, t, viol, strict, host, false);
 }
 
 /* A transaction the op faulted, or one it staged more than the contract
