@@ -77,14 +77,6 @@ EOF2
 kvm() { # BOOTS-SCRIPT OUTPUT: one kvm-env call running the boots
 	linux_kvm 800 "$1" "$2" "$KB/bin/vpmu-run" "$tmp/vmlinuz-686" "$tmp/vmlinuz-amd64" "$tmp/initrd"
 }
-# shellcheck disable=SC2086
-boots $BOOTS1 >"$tmp/boots1.sh"
-# shellcheck disable=SC2086
-boots $BOOTS2 >"$tmp/boots2.sh"
-kvm "$tmp/boots1.sh" "$tmp/all1.out"; r1=$?
-kvm "$tmp/boots2.sh" "$tmp/all2.out"; r2=$?
-split_boots "$tmp/all1.out"
-split_boots "$tmp/all2.out"
 # A nested guest that stops making progress (seen about once in ten p6 perf
 # record boots: the guest stops exiting with PMIs pending, inside QEMU's
 # emulation of SVM; docs/linux-guests.md) ends at vpmu-run's --timeout with
@@ -92,36 +84,15 @@ split_boots "$tmp/all2.out"
 # status: kvm-env's --timeout); once in a while a guest dies before its
 # workload (status 0, no report).  Such a boot runs once more, and the test
 # says so; what it reports the second time is what the checks below see.
-boot_done() { # NAME CASE: the boot ended with 0 and reported what its case measures
-	[ "$(cat "$tmp/$1.status" 2>/dev/null)" = 0 ] && grep -q '^@@ kernel ' "$tmp/$1.out" || return 1
-	case $2 in
-	profile) grep -q '^@@ stat: .*cycles' "$tmp/$1.out" && grep -q '^@@ samples ' "$tmp/$1.out" ;;
-	*) grep -q '^@@ stat: ' "$tmp/$1.out" ;;
+boot_done() { # SPEC: the boot ended with 0 and reported what its case measures
+	name=${1%%:*}
+	[ "$(cat "$tmp/$name.status" 2>/dev/null)" = 0 ] && grep -q '^@@ kernel ' "$tmp/$name.out" || return 1
+	case $(echo "$1" | cut -d: -f6) in
+	profile) grep -q '^@@ stat: .*cycles' "$tmp/$name.out" && grep -q '^@@ samples ' "$tmp/$name.out" ;;
+	*) grep -q '^@@ stat: ' "$tmp/$name.out" ;;
 	esac
 }
-retry=
-for b in $BOOTS1 $BOOTS2; do
-	name=${b%%:*}
-	bcase=$(echo "$b" | cut -d: -f6)
-	boot_done "$name" "$bcase" && continue
-	report_retry "$name"
-	retry="$retry $b"
-done
-r3=-
-if [ -n "$retry" ]; then
-	# shellcheck disable=SC2086
-	boots $retry >"$tmp/retry.sh"
-	kvm "$tmp/retry.sh" "$tmp/retry.out"; r3=$?
-	split_boots "$tmp/retry.out"
-fi
-# The nested tier may hang a whole call (kvm-env's --timeout, status 124): what
-# counts is that every boot reported, at the first run or the second.
-missing=
-for b in $BOOTS1 $BOOTS2; do
-	boot_done "${b%%:*}" "$(echo "$b" | cut -d: -f6)" || missing="$missing ${b%%:*}"
-done
-[ -z "$missing" ]
-ok $? "every boot reported (kvm-env calls: $r1, $r2, retry $r3${missing:+; not:$missing})" "$tmp/env.err"
+run_boots
 
 st() { cat "$tmp/$1.status" 2>/dev/null || echo missing; }
 line() { sed -n "s/^@@ $2 //p" "$tmp/$1.out" 2>/dev/null | tr -d '\r'; } # line BOOT KEY
