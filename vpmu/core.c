@@ -4,6 +4,7 @@
  * The register-access path is access.c; switching is switch.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,18 @@ enum vpmu_count_source vpmu_host_event_source(const struct vpmu_host *host, enum
 	if (why)
 		*why = w;
 	return src;
+}
+
+int vpmu_vm_event_sources(const struct vpmu_vm *vm, struct vpmu_event_source *out, unsigned max)
+{
+	if (!vm || (!out && max))
+		return -EINVAL;
+	const struct vpmu_backend *b = &vm->host->backend;
+	const char *table = vpmu_pmu_event_table(&vm->pmu);
+	if (!table || !b->ops->event_sources)
+		return 0;
+	unsigned n = b->ops->event_sources(b->ctx, table, out, max);
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 /* ---------------------------------------------------------------- VMs */

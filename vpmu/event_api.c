@@ -106,3 +106,23 @@ int vpmu_events_decode(const char *table, uint64_t image, uint64_t msr_value, un
 	*index = (unsigned)(e - t->ev);
 	return 0;
 }
+
+int vpmu_events_host_table(const char *vendor, unsigned family, unsigned cpumodel,
+			   unsigned stepping, const char **table)
+{
+	/* Hardware virtualization came with these PMUs: VMX with Intel's
+	 * architectural perfmon (Core 2 on), SVM with the K8's revision F (its
+	 * table is the k7 PMU's "k8") and every later AMD core. */
+	static const char *const host_pmus[] = { "intel-arch", "zen", "k7" };
+	if (!vendor || !table)
+		return -EINVAL;
+	for (unsigned i = 0; i < sizeof(host_pmus) / sizeof(host_pmus[0]); i++) {
+		const struct vpmu_event_table *t =
+			vpmu_event_table_of(host_pmus[i], vendor, family, cpumodel, stepping);
+		if (t) {
+			*table = t->name;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -205,6 +205,7 @@ const char *vpmu_count_source_name(enum vpmu_count_source src)
 	case VPMU_COUNT_SIM: return "sim";
 	case VPMU_COUNT_HARDWARE: return "hardware";
 	case VPMU_COUNT_TASK_CLOCK: return "task-clock";
+	case VPMU_COUNT_RAW: return "hardware-raw";
 	}
 	return "?";
 }

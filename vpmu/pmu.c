@@ -238,6 +238,40 @@ int vpmu_pmu_decode_ctr(const struct vpmu_pmu *p, const uint64_t *ctrl, unsigned
 	return ev;
 }
 
+const char *vpmu_pmu_event_table(const struct vpmu_pmu *p)
+{
+	return p && p->table ? p->table->name : NULL;
+}
+
+int vpmu_pmu_decode_event(const struct vpmu_pmu *p, const uint64_t *ctrl, unsigned pmc,
+			  unsigned *index)
+{
+	unsigned pr = 0;
+	bool irq = false;
+	uint64_t key = 0;
+	if (!p || !ctrl || !index || pmc >= p->nr_ctrs || !p->table ||
+	    !p->model->ops->decode_ctr(p->model, ctrl, pmc, &key, &pr, &irq))
+		return -ENOENT;
+	const struct vpmu_event_table *t = p->table;
+	const struct vpmu_event_entry *e;
+	if (p->nr_fixed && pmc >= p->fixed_base && pmc - p->fixed_base < p->nr_fixed) {
+		/* A fixed counter counts its one event (the table's fixed[j]). */
+		unsigned j = pmc - p->fixed_base;
+		if (j >= sizeof(t->fixed) / sizeof(t->fixed[0]) || !t->fixed[j])
+			return -ENOENT;
+		e = &t->ev[t->fixed[j] - 1];
+	} else {
+		/* Exactly the entry's encoding: an entry found by its event select
+		 * and unit mask alone, with a counter mask or an edge the data does
+		 * not list, counts something else. */
+		e = vpmu_event_decode(t, key, 0);
+		if (!e || (key & t->key_mask) != e->key)
+			return -ENOENT;
+	}
+	*index = (unsigned)(e - t->ev);
+	return 0;
+}
+
 unsigned vpmu_pmu_ctr_width(const struct vpmu_pmu *p, unsigned pmc)
 {
 	return p && pmc < p->nr_ctrs ? p->width[pmc] : 0;

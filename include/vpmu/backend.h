@@ -61,6 +61,11 @@ struct vpmu_backend_ops {
 	 * keeps the PMU a host CPU last ran (the sim decodes its controls with
 	 * it) forgets it here.  Called with no vCPU of the VM switched in. */
 	void (*forget_pmu)(void *ctx, const struct vpmu_pmu *pmu);
+	/* Optional: how the events of event table `table` that guests programmed
+	 * were counted (vpmu_vm_event_sources): fills out[0..max) and returns how
+	 * many there are. */
+	unsigned (*event_sources)(void *ctx, const char *table, struct vpmu_event_source *out,
+				  unsigned max);
 };
 
 struct vpmu_backend {
@@ -73,6 +78,13 @@ struct vpmu_backend {
  * mask (VPMU_PRIV_*) and whether its overflow interrupts. */
 int vpmu_pmu_decode_ctr(const struct vpmu_pmu *pmu, const uint64_t *ctrl,
 			unsigned pmc, unsigned *priv, bool *interrupt);
+/* The event table the PMU's events come from (include/vpmu/event_table.h:
+ * vpmu_events_get and friends take this name), NULL: none. */
+const char *vpmu_pmu_event_table(const struct vpmu_pmu *pmu);
+/* The index in that table of the event counter pmc counts under `ctrl`: 0,
+ * or -ENOENT when it counts nothing or its encoding is not in the table. */
+int vpmu_pmu_decode_event(const struct vpmu_pmu *pmu, const uint64_t *ctrl, unsigned pmc,
+			  unsigned *index);
 /* Counter pmc's width in bits (0 past the PMU's counters), and how many there are. */
 unsigned vpmu_pmu_ctr_width(const struct vpmu_pmu *pmu, unsigned pmc);
 unsigned vpmu_pmu_nr_ctrs(const struct vpmu_pmu *pmu);

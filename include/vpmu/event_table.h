@@ -59,6 +59,20 @@ int vpmu_events_find(const char *table, const char *event_name, unsigned *index)
  * of the event's MSR for offcore/matrix events (else 0): O(1). */
 int vpmu_events_decode(const char *table, uint64_t image, uint64_t msr_value, unsigned *index);
 
+/* The table of a CPU a VMM runs on, by its CPUID vendor, family, model and
+ * stepping: among the PMUs that host KVM (Intel's architectural performance
+ * monitoring, AMD's K8 and Zen), never a legacy table that happens to match a
+ * family (the P6's holds every family-6 Intel).  -ENOENT: the project carries
+ * no data for that CPU. */
+int vpmu_events_host_table(const char *vendor, unsigned family, unsigned cpumodel,
+			   unsigned stepping, const char **table);
+
+/* The CPU this program runs on: its CPUID vendor string and display family,
+ * model and stepping (the extended fields folded in).  0, -EINVAL for a NULL
+ * argument, or -ENODEV where there is no CPUID (not x86). */
+int vpmu_events_host_cpu(char vendor[13], unsigned *family, unsigned *cpumodel,
+			 unsigned *stepping);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -481,13 +481,35 @@ int vpmu_vm_set_event_filter(struct vpmu_vm *vm, const struct vpmu_event_filter 
 enum vpmu_count_source {
 	VPMU_COUNT_NONE = 0,        /* not countable on this host: counts zero */
 	VPMU_COUNT_SIM,             /* as the trace's ticks say (sim) */
-	VPMU_COUNT_HARDWARE,        /* a host PMU event, guest mode only (perf) */
+	VPMU_COUNT_HARDWARE,        /* a host PMU event, guest mode only (perf): the generic
+	                               event's (PERF_TYPE_HARDWARE) */
 	VPMU_COUNT_TASK_CLOCK,      /* the vCPU thread's task clock scaled to the guest's TSC (perf) */
+	VPMU_COUNT_RAW,             /* the same event on the host PMU, by its encoding
+	                               (PERF_TYPE_RAW): the host's event table has an event of
+	                               the guest's event's name and encoding (perf) */
 };
 /* *why (optional) gets a line saying how, or why not. */
 enum vpmu_count_source vpmu_host_event_source(const struct vpmu_host *host, enum vpmu_event ev,
 					      const char **why);
 const char *vpmu_count_source_name(enum vpmu_count_source src);
+/* How the host counted the events of its event table (docs/events.md) that
+ * the VM's guests programmed, event by event (docs/integration.md "Guest
+ * events on the host"): the same event by its encoding (VPMU_COUNT_RAW), the
+ * generic event the table maps it to (VPMU_COUNT_HARDWARE, VPMU_COUNT_TASK_CLOCK),
+ * or not at all (VPMU_COUNT_NONE: its counters count zero).  Only a backend that
+ * translates (perf) has these; the others report none.  The host keeps them
+ * per event table: VMs with one table on one host share them. */
+struct vpmu_event_source {
+	const char *event;              /* its name in the VM's table */
+	enum vpmu_count_source source;
+	const char *host_event;         /* RAW: the host table's event; HARDWARE,
+	                                   TASK_CLOCK: the generic event; NONE: NULL */
+	const char *why;                /* how, or why not, in words */
+	uint64_t programmings;          /* guest counters programmed with it */
+};
+/* Fills out[0..max) in the table's order and returns how many there are in
+ * all (more than max: the rest were left out), or -EINVAL. */
+int vpmu_vm_event_sources(const struct vpmu_vm *vm, struct vpmu_event_source *out, unsigned max);
 
 /* PMIs.  A PMI is pending from the overflow that raised it until the VMM has
  * delivered it (ack); *ovf_mask says which counters' overflows raised it (bit n

@@ -131,6 +131,18 @@ static void build(void)
 	}
 	ok(!memcmp(&a->total, &want, sizeof(want)) && a->nr_vcpus == 2,
 	   "acct_vm_add_vcpu: the VM's total is the sum of its vCPUs");
+	/* the P6 table's events its guest programmed: one counted as the generic
+	 * event, one the host cannot count */
+	const struct acct_event_source src[2] = {
+		{ "INST_RETIRED", "instructions", VPMU_COUNT_HARDWARE, 3 },
+		{ "DATA_MEM_REFS", "", VPMU_COUNT_NONE, 1 },
+	};
+	ok(acct_vm_set_sources(a, src, 2) == 0 && a->nr_sources == 2,
+	   "acct_vm_set_sources: two event sources");
+	struct acct_event_source bad = { "X\xff", "", VPMU_COUNT_NONE, 1 };
+	ok(acct_vm_set_sources(a, &bad, 1) == -EINVAL && a->nr_sources == 2 &&
+	   !strcmp(a->event_source[1].event, "DATA_MEM_REFS"),
+	   "acct_vm_set_sources: a name that is not UTF-8 is -EINVAL, the sources as they were");
 
 	/* VM 1: k7, one vCPU (index 3) without KVM statistics, every event sim */
 	snprintf(b->name, sizeof(b->name), "plain");
@@ -266,7 +278,8 @@ static void promtool_check(const char *path)
 }
 
 static const char *const families[] = {
-	"vpmu_vm_info", "vpmu_event_countable", "vpmu_events_total", "vpmu_pmc_events_total",
+	"vpmu_vm_info", "vpmu_event_countable", "vpmu_event_programmings_total", "vpmu_events_total",
+	"vpmu_pmc_events_total",
 	"vpmu_pmis_raised_total", "vpmu_pmis_delivered_total", "vpmu_pmis_lost_total",
 	"vpmu_pmis_held_total",
 	"vpmu_register_accesses_total", "vpmu_faults_total", "vpmu_strict_refusals_total",
@@ -317,6 +330,11 @@ static void test_prometheus(void)
 		   NR_FAMILIES);
 	}
 
+	ok(has(t, "vpmu_event_programmings_total{domain=\"%s\",event=\"INST_RETIRED\",source=\"hardware\",host_event=\"instructions\"} 3",
+	       DOM0_ESC) &&
+	   has(t, "vpmu_event_programmings_total{domain=\"%s\",event=\"DATA_MEM_REFS\",source=\"not-countable\",host_event=\"\"} 1",
+	       DOM0_ESC) && count_prefix(t, "vpmu_event_programmings_total{domain=\"plain\"") == 0,
+	   "vpmu_event_programmings_total: the sources of VM 0, none for VM 1");
 	ok(has(t, "vpmu_vm_info{domain=\"%s\",model=\"p6\"} 1", DOM0_ESC) &&
 	   has(t, "vpmu_vm_info{domain=\"plain\",model=\"k7\"} 1"),
 	   "vpmu_vm_info: one per VM, domain escaped");
@@ -483,6 +501,13 @@ static void test_json(void)
 	   is_int(doc, "vms/0/counters", 2) && is_str(doc, "vms/1/name", "plain") &&
 	   is_int(doc, "vms/1/counters", 4),
 	   "name (escaping round-trips), model, counters");
+	o = at(doc, "vms/0/event_sources/0/event");
+	ok(o && !strcmp(json_object_get_string(o), "INST_RETIRED") &&
+	   json_object_array_length(at(doc, "vms/0/event_sources")) == 2 &&
+	   json_object_array_length(at(doc, "vms/1/event_sources")) == 0 &&
+	   json_object_get_int64(at(doc, "vms/0/event_sources/0/programmings")) == 3 &&
+	   !strcmp(json_object_get_string(at(doc, "vms/0/event_sources/1/source")), "not-countable"),
+	   "JSON: VM.event_sources, in order, with their sources and counts");
 	o = at(doc, "vms/0/events/ref-cycles/countable");
 	ok(o && json_object_is_type(o, json_type_boolean) && !json_object_get_boolean(o) &&
 	   is_str(doc, "vms/0/events/ref-cycles/source", "not-countable"),
@@ -690,7 +715,9 @@ static void clone_vm(struct acct_vm *dst, const struct acct_vm *src)
 {
 	*dst = *src;
 	dst->vcpu = calloc(src->max_vcpus ? src->max_vcpus : 1, sizeof(*dst->vcpu));
-	if (!dst->vcpu) {
+	dst->event_source = NULL;
+	dst->nr_sources = 0;
+	if (!dst->vcpu || acct_vm_set_sources(dst, src->event_source, src->nr_sources)) {
 		printf("Bail out! out of memory\n");
 		exit(1);
 	}
@@ -719,6 +746,13 @@ static void test_round_trip_hand(void)
 	   back[0].source[NOT_COUNTABLE] == VPMU_COUNT_NONE &&
 	   back[0].source[VPMU_EV_CYCLES] == VPMU_COUNT_TASK_CLOCK && !strcmp(back[0].rule[1], "evntsel1-enable"),
 	   "parsed: the violation, the KVM statistics, index, name, sources, rule names");
+	ok(rc == 0 && back[0].nr_sources == 2 && back[1].nr_sources == 0 &&
+	   !strcmp(back[0].event_source[0].event, "INST_RETIRED") &&
+	   !strcmp(back[0].event_source[0].host_event, "instructions") &&
+	   back[0].event_source[0].source == VPMU_COUNT_HARDWARE &&
+	   back[0].event_source[0].programmings == 3 &&
+	   back[0].event_source[1].source == VPMU_COUNT_NONE && !back[0].event_source[1].host_event[0],
+	   "parsed: the event sources, a null host event as none");
 	acct_vms_release(back, nb);
 
 	/* Documents written before pmis.held existed read it as 0. */
@@ -985,6 +1019,18 @@ static void test_domstats_walk(void)
 		text = write_mem(ACCT_DOMSTATS, &vms[i], 1, &tl);
 		ok(err == 0 && text && wl == tl && !memcmp(walked, text, tl),
 		   "domstats of VM %u: the keys and values acct_domstats_walk yields (%d)", i, err);
+		if (i == 0)
+			ok(text && strstr(text, "\n  vpmu.event_source.count=2\n") &&
+			   strstr(text, "\n  vpmu.event_source.0.name=INST_RETIRED\n"
+				  "  vpmu.event_source.0.source=hardware\n"
+				  "  vpmu.event_source.0.host_event=instructions\n"
+				  "  vpmu.event_source.0.programmings=3\n"
+				  "  vpmu.event_source.1.name=DATA_MEM_REFS\n"
+				  "  vpmu.event_source.1.source=not-countable\n"
+				  "  vpmu.event_source.1.programmings=1\n"),
+			   "domstats of VM 0: its event sources, numbered, no host_event for none");
+		else
+			ok(text && !strstr(text, "event_source"), "domstats of VM 1: no event sources");
 		free(walked);
 		free(text);
 	}

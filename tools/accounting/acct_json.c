@@ -5,6 +5,9 @@
  * {"schema": 1, "vms": [VM, ...]}
  * VM     = {"name": "<domain>", "model": "<model>", "counters": N,
  *           "events": {"<event>": {"countable": bool, "source": "<source>"}, ...},
+ *           "event_sources": [{"event": "<table event>", "source": "<source>",
+ *                              "host_event": "<host event>" | null,
+ *                              "programmings": N}, ...],
  *           "rules": ["<rule>", ...],
  *           "vcpus": [VCPU, ...],
  *           "total": TOTALS}
@@ -25,7 +28,14 @@
  * - <event>: the generic event names (vpmu_event_name(): "cycles",
  *   "instructions", "ref-cycles", "bus-cycles", "branches", "branch-misses",
  *   "cache-references", "cache-misses"), all of them in VM.events; <source>:
- *   vpmu_count_source_name() ("not-countable", "sim", "hardware", "task-clock").
+ *   vpmu_count_source_name() ("not-countable", "sim", "hardware", "task-clock",
+ *   "hardware-raw").
+ * - "event_sources": the events of the VM's event table (vpmu-events) its
+ *   guests programmed, in the table's order, and how the host counted each
+ *   (vpmu_vm_event_sources): "hardware-raw" with the host table's event of the
+ *   same name and encoding, "hardware" or "task-clock" with the generic event,
+ *   "not-countable" with null.  Absent from documents before it existed: a
+ *   reader takes that as none.
  * - TOTALS.events has the countable events only: an event the host cannot count
  *   has no number anywhere, only "countable": false in VM.events.
  * - "counters" (VM) is how many guest counters the model has; TOTALS.counters
@@ -229,6 +239,23 @@ static void vm_object(struct jb *b, struct json_object *vms, const struct acct_v
 		    KEY_NEW);
 		add(b, y, "source", json_object_new_string(vpmu_count_source_name(vm->source[e])),
 		    KEY_NEW);
+	}
+	x = add(b, o, "event_sources", json_object_new_array(), KEY_NEW);
+	for (unsigned i = 0; i < vm->nr_sources && x; i++) {
+		const struct acct_event_source *es = &vm->event_source[i];
+		if (!text_ok(es->event, sizeof(es->event)) ||
+		    !text_ok(es->host_event, sizeof(es->host_event))) {
+			b->err = -EINVAL;
+			return;
+		}
+		y = push(b, x, json_object_new_object());
+		add(b, y, "event", json_object_new_string(es->event), KEY_NEW);
+		add(b, y, "source", json_object_new_string(vpmu_count_source_name(es->source)), KEY_NEW);
+		if (es->host_event[0])
+			add(b, y, "host_event", json_object_new_string(es->host_event), KEY_NEW);
+		else if (y && json_object_object_add_ex(y, "host_event", NULL, KEY_NEW))
+			b->err = -ENOMEM;   /* JSON null: json-c's NULL value */
+		add_num(b, y, "programmings", es->programmings);
 	}
 	x = add(b, o, "rules", json_object_new_array(), KEY_NEW);
 	for (unsigned r = 0; r < nr_rules(vm) && x; r++)

@@ -241,7 +241,7 @@ static int kvm_stats(struct rd *r, struct json_object *k, struct vpmu_kvm_stats 
 
 static int source_of(const char *name, enum vpmu_count_source *out)
 {
-	for (int s = VPMU_COUNT_NONE; s <= VPMU_COUNT_TASK_CLOCK; s++) {
+	for (int s = VPMU_COUNT_NONE; s <= VPMU_COUNT_RAW; s++) {
 		const char *n = vpmu_count_source_name((enum vpmu_count_source)s);
 		if (n && !strcmp(n, name)) {
 			*out = (enum vpmu_count_source)s;
@@ -251,11 +251,69 @@ static int source_of(const char *name, enum vpmu_count_source *out)
 	return -1;
 }
 
-/* VM's header: name, model, counters, events, rules. */
+/* VM.event_sources (optional: documents before it have none). */
+static int event_sources(struct rd *r, struct json_object *o, struct acct_vm *vm)
+{
+	struct json_object *x;
+	if (!json_object_object_get_ex(o, "event_sources", &x))
+		return 0;
+	if (!json_object_is_type(x, json_type_array))
+		return fail(r, "event_sources: not an array");
+	size_t n = json_object_array_length(x);
+	/* no table has more events than this: a bigger list is not the writer's */
+	if (n > 65535)
+		return fail(r, "event_sources: %zu entries, more than 65535", n);
+	struct acct_event_source *es = n ? calloc(n, sizeof(*es)) : NULL;
+	if (n && !es)
+		return fail(r, "event_sources: out of memory");
+	int err = 0;
+	for (unsigned i = 0; i < n && !err; i++) {
+		struct json_object *e = json_object_array_get_idx(x, i), *v;
+		char p[40];
+		snprintf(p, sizeof(p), "event_sources[%u].", i);
+		if (!json_object_is_type(e, json_type_object)) {
+			err = fail(r, "event_sources[%u]: not an object", i);
+			break;
+		}
+		if (!(v = member(r, e, p, "event", json_type_string)) ||
+		    string(r, v, "event_sources[].event", es[i].event, sizeof(es[i].event)) ||
+		    !(v = member(r, e, p, "source", json_type_string)) ||
+		    count(r, e, p, "programmings", &es[i].programmings)) {
+			err = -EINVAL;
+			break;
+		}
+		if (source_of(json_object_get_string(v), &es[i].source)) {
+			err = fail(r, "%ssource: unknown source '%.40s'", p, json_object_get_string(v));
+			break;
+		}
+		if (!json_object_object_get_ex(e, "host_event", &v)) {
+			err = fail(r, "%shost_event: missing", p);
+			break;
+		}
+		if (v && (!json_object_is_type(v, json_type_string) ||
+			  string(r, v, "event_sources[].host_event", es[i].host_event,
+				 sizeof(es[i].host_event)))) {
+			err = v && !json_object_is_type(v, json_type_string)
+			      ? fail(r, "%shost_event: neither a string nor null", p) : -EINVAL;
+			break;
+		}
+		if (!v != (es[i].source == VPMU_COUNT_NONE) || (v && !es[i].host_event[0])) {
+			err = fail(r, "%shost_event: disagrees with its source", p);
+			break;
+		}
+	}
+	if (!err && acct_vm_set_sources(vm, es, (unsigned)n))
+		err = fail(r, "event_sources: refused");
+	free(es);
+	return err;
+}
+
+/* VM's header: name, model, counters, events, event sources, rules. */
 static int vm_header(struct rd *r, struct json_object *o, struct acct_vm *vm)
 {
 	struct json_object *x, *v;
 	uint64_t nc;
+	int err;
 	if (!(v = member(r, o, "", "name", json_type_string)) ||
 	    string(r, v, "name", vm->name, sizeof(vm->name)) ||
 	    !(v = member(r, o, "", "model", json_type_string)) ||
@@ -287,6 +345,9 @@ static int vm_header(struct rd *r, struct json_object *o, struct acct_vm *vm)
 		if (json_object_get_boolean(c) != acct_countable(vm, (enum vpmu_event)e))
 			return fail(r, "%scountable: disagrees with its source", p);
 	}
+
+	if ((err = event_sources(r, o, vm)))
+		return err;
 
 	if (!(x = member(r, o, "", "rules", json_type_array)))
 		return -EINVAL;

@@ -154,6 +154,31 @@ int acct_domstats_walk(const struct acct_vm *vm, acct_key_fn fn, void *ctx)
 	TRY(put(&w, w.plen, LIT("vcpu.count"), &end));
 	TRY(emit(&w, end, ACCT_KEY_UINT, vm->nr_vcpus, NULL));
 	TRY(totals(&w, vm, &vm->total));
+	/* the table events programmed, numbered as libvirt numbers a domain's
+	 * disks and interfaces (block.<n>.name, net.<n>.name; virsh domstats) */
+	if (vm->nr_sources) {
+		TRY(put(&w, w.plen, LIT("event_source.count"), &end));
+		TRY(emit(&w, end, ACCT_KEY_UINT, vm->nr_sources, NULL));
+	}
+	for (unsigned i = 0; i < vm->nr_sources; i++) {
+		const struct acct_event_source *es = &vm->event_source[i];
+		size_t at;
+		if (!memchr(es->event, 0, sizeof(es->event)) ||
+		    !memchr(es->host_event, 0, sizeof(es->host_event)))
+			return -EINVAL;
+		TRY(put(&w, w.plen, LIT("event_source."), &at));
+		TRY(put_dec(&w, at, i, &at));
+		TRY(put(&w, at, LIT(".name"), &end));
+		TRY(emit(&w, end, ACCT_KEY_STRING, 0, es->event));
+		TRY(put(&w, at, LIT(".source"), &end));
+		TRY(emit(&w, end, ACCT_KEY_STRING, 0, vpmu_count_source_name(es->source)));
+		if (es->host_event[0]) {
+			TRY(put(&w, at, LIT(".host_event"), &end));
+			TRY(emit(&w, end, ACCT_KEY_STRING, 0, es->host_event));
+		}
+		TRY(put(&w, at, LIT(".programmings"), &end));
+		TRY(emit(&w, end, ACCT_KEY_ULLONG, es->programmings, NULL));
+	}
 
 	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
 		const struct acct_vcpu *c = &vm->vcpu[i];

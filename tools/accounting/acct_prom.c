@@ -7,6 +7,8 @@
  *
  *   vpmu_vm_info{domain,model} 1                                    gauge
  *   vpmu_event_countable{domain,event,source} 1|0                   gauge
+ *   vpmu_event_programmings_total{domain,event,source,host_event}
+ *                                  the table events the guests programmed
  *   vpmu_events_total{domain,vcpu,event}             countable events only
  *   vpmu_pmc_events_total{domain,vcpu,counter}       counters 0 .. nr_ctrs-1
  *   vpmu_pmis_raised_total{domain,vcpu}
@@ -200,6 +202,30 @@ static void countable(const struct prom *p, struct acct_buf *b, unsigned m0, uns
 	}
 }
 
+/* The table events the VM's guests programmed, and how the host counted each
+ * (host_event "": none). */
+static void sources(const struct prom *p, struct acct_buf *b, unsigned m0, unsigned m1)
+{
+	for (unsigned m = m0; m < m1; m++) {
+		const struct acct_vm *vm = &p->vms[m];
+		for (unsigned i = 0; i < vm->nr_sources; i++) {
+			const struct acct_event_source *es = &vm->event_source[i];
+			const char *src = vpmu_count_source_name(es->source);
+			ACCT_PUT_LIT(b, "vpmu_event_programmings_total{domain=\"");
+			acct_put(b, p->vm[m].dom, p->vm[m].dlen);
+			ACCT_PUT_LIT(b, "\",event=\"");
+			acct_put_esc(b, es->event, strnlen(es->event, sizeof(es->event)));
+			ACCT_PUT_LIT(b, "\",source=\"");
+			acct_put_str(b, src);
+			ACCT_PUT_LIT(b, "\",host_event=\"");
+			acct_put_esc(b, es->host_event, strnlen(es->host_event, sizeof(es->host_event)));
+			ACCT_PUT_LIT(b, "\"} ");
+			acct_put_u64(b, es->programmings);
+			acct_put(b, "\n", 1);
+		}
+	}
+}
+
 /* Unit u (acct_buf_units): its family's header if it starts the family. */
 static void prom_unit(void *ctx, unsigned u, struct acct_buf *b)
 {
@@ -212,6 +238,7 @@ static void prom_unit(void *ctx, unsigned u, struct acct_buf *b)
 	switch (f->kind) {
 	case K_INFO: vm_info(p, b, un->m0, un->m1); break;
 	case K_COUNTABLE: countable(p, b, un->m0, un->m1); break;
+	case K_SOURCES: sources(p, b, un->m0, un->m1); break;
 	case K_RULES: rule_violations(p, b, un->m0, un->m1); break;
 	case K_COUNTER: family(p, b, f, un->m0, un->m1); break;
 	}
@@ -285,6 +312,10 @@ static void families(struct prom *p)
 	add(p, K_INFO, "vpmu_vm_info", "The VM's virtual PMU: the CPU model it presents.", NULL, 0, 0);
 	add(p, K_COUNTABLE, "vpmu_event_countable",
 	    "Whether the host counts the event (1) or not (0: its counts stay zero), and how.", NULL, 0, 0);
+	add(p, K_SOURCES, "vpmu_event_programmings_total",
+	    "Guest counters programmed with each event of the VM's event table, and how the host "
+	    "counted it: the same event (hardware-raw), the generic event (hardware, task-clock), "
+	    "or not at all (not-countable, host_event \"\").", NULL, 0, 0);
 	add(p, K_COUNTER, "vpmu_events_total",
 	    "Events the vCPU's guest counters counted, per generic event (countable events only).",
 	    p->ev, VPMU_EV_NR, F_EVENTS);

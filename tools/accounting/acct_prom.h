@@ -74,7 +74,7 @@ struct sub {
 	unsigned col;
 };
 
-enum kind { K_INFO, K_COUNTABLE, K_COUNTER, K_RULES };
+enum kind { K_INFO, K_COUNTABLE, K_SOURCES, K_COUNTER, K_RULES };
 
 struct fam {
 	enum kind kind;
@@ -89,7 +89,7 @@ struct unit {
 	unsigned fam, m0, m1;
 };
 
-#define NR_FAMS 17      /* the families of families() */
+#define NR_FAMS 18      /* the families of families() */
 
 struct prom {
 	const struct acct_vm *vms;

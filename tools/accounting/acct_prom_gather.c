@@ -109,6 +109,8 @@ static size_t vm_bytes(const struct prom *p, const struct fam *f, unsigned m)
 		lines = 1;
 	else if (f->kind == K_COUNTABLE)
 		lines = VPMU_EV_NR;
+	else if (f->kind == K_SOURCES)
+		lines = p->vms[m].nr_sources, line += 2 * ACCT_EVENT_NAME_MAX;
 	else if (f->kind == K_COUNTER)
 		lines *= (f->flags & F_CTRS) && c->nr_ctrs < f->nsubs ? c->nr_ctrs : f->nsubs;
 	return lines * line;

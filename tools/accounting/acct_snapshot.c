@@ -46,6 +46,56 @@ size_t acct_utf8_check(const char *s, size_t n)
 	return n;
 }
 
+int acct_vm_set_sources(struct acct_vm *out, const struct acct_event_source *src, unsigned n)
+{
+	if (!out || (n && !src))
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		size_t le = strnlen(src[i].event, ACCT_EVENT_NAME_MAX);
+		size_t lh = strnlen(src[i].host_event, ACCT_EVENT_NAME_MAX);
+		if (!le || le == ACCT_EVENT_NAME_MAX || lh == ACCT_EVENT_NAME_MAX ||
+		    acct_utf8_check(src[i].event, le) != le ||
+		    acct_utf8_check(src[i].host_event, lh) != lh ||
+		    (unsigned)src[i].source > VPMU_COUNT_RAW)
+			return -EINVAL;
+	}
+	struct acct_event_source *copy = n ? malloc(n * sizeof(*copy)) : NULL;
+	if (n && !copy)
+		return -ENOMEM;
+	if (n)
+		memcpy(copy, src, n * sizeof(*copy));
+	free(out->event_source);
+	out->event_source = copy;
+	out->nr_sources = n;
+	return 0;
+}
+
+/* The VM's event sources into the snapshot (they grow while guests program
+ * new events: what one call returns is the snapshot's). */
+static int collect_sources(struct acct_vm *out, const struct vpmu_vm *vm)
+{
+	int n = vpmu_vm_event_sources(vm, NULL, 0);
+	if (n <= 0)
+		return n;
+	struct vpmu_event_source *s = malloc((size_t)n * sizeof(*s));
+	struct acct_event_source *a = malloc((size_t)n * sizeof(*a));
+	int err = s && a ? 0 : -ENOMEM;
+	if (!err) {
+		int got = vpmu_vm_event_sources(vm, s, (unsigned)n);
+		unsigned k = got < n ? (unsigned)(got > 0 ? got : 0) : (unsigned)n;
+		for (unsigned i = 0; i < k; i++) {
+			copy_str(a[i].event, sizeof(a[i].event), s[i].event);
+			copy_str(a[i].host_event, sizeof(a[i].host_event), s[i].host_event);
+			a[i].source = s[i].source;
+			a[i].programmings = s[i].programmings;
+		}
+		err = acct_vm_set_sources(out, a, k);
+	}
+	free(s);
+	free(a);
+	return err;
+}
+
 int acct_vm_begin(struct acct_vm *out, const char *name, const struct vpmu_vm *vm,
 		  const struct vpmu_host *host, unsigned max_vcpus)
 {
@@ -55,7 +105,7 @@ int acct_vm_begin(struct acct_vm *out, const char *name, const struct vpmu_vm *v
 	/* the header only: the rule names are written in full below, and the
 	 * vCPUs' room is filled as they are added */
 	memset(out, 0, offsetof(struct acct_vm, rule));
-	memset(&out->nr_vcpus, 0, sizeof(*out) - offsetof(struct acct_vm, nr_vcpus));
+	memset(&out->nr_sources, 0, sizeof(*out) - offsetof(struct acct_vm, nr_sources));
 	/* the model, its rules and the host's event sources are fixed once the VM
 	 * exists (include/vpmu/vpmu.h), so no vCPU thread has to stop for this */
 	if (!name || !vm || max_vcpus > VPMU_MAX_VCPUS || vpmu_model_info(vpmu_vm_model(vm), &mi) ||
@@ -87,7 +137,11 @@ int acct_vm_begin(struct acct_vm *out, const char *name, const struct vpmu_vm *v
 		       (VPMU_MAX_RULES - out->nr_rules) * sizeof(out->rule[0]));
 	for (unsigned e = 0; e < VPMU_EV_NR; e++)
 		out->source[e] = vpmu_host_event_source(host, (enum vpmu_event)e, NULL);
-	return 0;
+	/* the host publishes them atomically, any thread may read them */
+	int err = collect_sources(out, vm);
+	if (err)
+		acct_vm_release(out);
+	return err;
 }
 
 int acct_vm_add_vcpu(struct acct_vm *out, unsigned index, const struct vpmu_totals *t,
@@ -120,6 +174,7 @@ void acct_vm_release(struct acct_vm *vm)
 {
 	if (!vm)
 		return;
+	free(vm->event_source);
 	free(vm->vcpu);
 	memset(vm, 0, sizeof(*vm));
 }

@@ -46,6 +46,18 @@ struct acct_vcpu {
 	struct vpmu_kvm_stats kvm;
 };
 
+/* How the host counted one event of the VM's event table that its guests
+ * programmed (vpmu_vm_event_sources): the event by its table's name, the host
+ * event that counted it ("" none), and how many programmings of a guest
+ * counter chose it.  The tables' longest name is 81 bytes. */
+#define ACCT_EVENT_NAME_MAX 96
+struct acct_event_source {
+	char event[ACCT_EVENT_NAME_MAX];
+	char host_event[ACCT_EVENT_NAME_MAX];
+	enum vpmu_count_source source;
+	uint64_t programmings;
+};
+
 /* Longest rule name a snapshot holds (the models' are under 24 bytes). */
 #define ACCT_RULE_NAME_MAX 48
 
@@ -62,6 +74,8 @@ struct acct_vm {
 	unsigned nr_rules;
 	char rule[VPMU_MAX_RULES][ACCT_RULE_NAME_MAX];  /* rule names by id; "": none */
 	enum vpmu_count_source source[VPMU_EV_NR]; /* how the host counts each event */
+	unsigned nr_sources;           /* event_source[]: the table events programmed */
+	struct acct_event_source *event_source;
 	unsigned nr_vcpus, max_vcpus;  /* vcpu[] holds nr_vcpus of room for max_vcpus */
 	struct acct_vcpu *vcpu;        /* allocated by acct_vm_begin */
 	struct vpmu_totals total;      /* the sum of the vCPUs above */
@@ -77,10 +91,12 @@ struct acct_vm {
 size_t acct_utf8_check(const char *s, size_t n);
 
 /*
- * Starts vm's snapshot: name, model, counters, rule names and where the host
- * counts each event (host), with room for max_vcpus vCPUs (at most
- * VPMU_MAX_VCPUS).  It reads only what is fixed when the VM is created, so it
- * may run on a thread other than the vCPU threads.  0, -EINVAL (also for a
+ * Starts vm's snapshot: name, model, counters, rule names, where the host
+ * counts each generic event (host) and each table event the guests programmed
+ * (vpmu_vm_event_sources), with room for max_vcpus vCPUs (at most
+ * VPMU_MAX_VCPUS).  It reads what is fixed when the VM is created and what
+ * the host publishes atomically, so it may run on a thread other than the
+ * vCPU threads.  0, -EINVAL (also for a
  * name that is not UTF-8), -ENAMETOOLONG (a name over 63 bytes) or -ENOMEM;
  * on failure *out is zeroed (acct_vm_release is safe on it).
  */
@@ -96,6 +112,11 @@ int acct_vm_add_vcpu(struct acct_vm *out, unsigned index, const struct vpmu_tota
 void acct_vm_release(struct acct_vm *vm);
 /* n snapshots in one array (acct_read_json's), and the array. */
 void acct_vms_release(struct acct_vm *vms, unsigned n);
+
+/* Sets the snapshot's event sources to n copies of src[] (replacing any):
+ * 0, -EINVAL (a name not UTF-8 or too long) or -ENOMEM, the snapshot as it
+ * was on failure. */
+int acct_vm_set_sources(struct acct_vm *out, const struct acct_event_source *src, unsigned n);
 
 /* Collects vm's snapshot (host: where its events come from): acct_vm_begin,
  * then vpmu_vcpu_totals once per existing vCPU and acct_vm_add_vcpu.  kvm,

@@ -102,6 +102,23 @@ static void text_unit(void *ctx, unsigned u, struct acct_buf *b)
 		}
 		ACCT_PUT_LIT(b, "  VM total\n");
 		print_totals(b, vm, &vm->total);
+		/* the table events programmed, and what the host counted each with */
+		if (vm->nr_sources)
+			ACCT_PUT_LIT(b, "  event sources\n");
+		for (unsigned i = 0; i < vm->nr_sources; i++) {
+			const struct acct_event_source *es = &vm->event_source[i];
+			ACCT_PUT_LIT(b, INDENT);
+			acct_put(b, es->event, strnlen(es->event, sizeof(es->event)));
+			acct_put(b, " ", 1);
+			acct_put_str(b, vpmu_count_source_name(es->source));
+			if (es->host_event[0]) {
+				ACCT_PUT_LIT(b, " (");
+				acct_put(b, es->host_event, strnlen(es->host_event, sizeof(es->host_event)));
+				ACCT_PUT_LIT(b, ")");
+			}
+			NUM(b, " programmings=", es->programmings);
+			acct_put(b, "\n", 1);
+		}
 	}
 }
 

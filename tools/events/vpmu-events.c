@@ -304,6 +304,42 @@ static int show_model(const char *name)
 	return err ? 1 : 0;
 }
 
+/* --host: the CPU this runs on and its event table, which the perf backend
+ * translates guest events into (docs/integration.md "Guest events on the
+ * host").  0 with a table, 1 without. */
+static int show_host(bool json)
+{
+	char vendor[13];
+	unsigned family, model, stepping;
+	const char *table = NULL;
+	int r = vpmu_events_host_cpu(vendor, &family, &model, &stepping);
+	if (r == 0)
+		vpmu_events_host_table(vendor, family, model, stepping, &table);
+	if (json) {
+		json_object *o = json_object_new_object();
+		if (r == 0) {
+			json_object_object_add(o, "vendor", json_object_new_string(vendor));
+			json_object_object_add(o, "family", json_object_new_int64(family));
+			json_object_object_add(o, "model", json_object_new_int64(model));
+			json_object_object_add(o, "stepping", json_object_new_int64(stepping));
+		}
+		json_object_object_add(o, "table", table ? json_object_new_string(table) : NULL);
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_SPACED));
+		json_object_put(o);
+	} else if (r < 0) {
+		printf("host CPU: unknown (%s): guest events count as their generic events\n",
+		       strerror(-r));
+	} else if (table) {
+		printf("host CPU: %s family 0x%X model 0x%X stepping %u: the %s events\n", vendor,
+		       family, model, stepping, table);
+	} else {
+		printf("host CPU: %s family 0x%X model 0x%X stepping %u: no event table; guest "
+		       "events count as their generic events\n", vendor, family, model, stepping);
+	}
+	return table ? 0 : 1;
+}
+
 static void usage(void)
 {
 	printf("Usage: vpmu-events [OPTION]... [MODEL [EVENT]...]...\n"
@@ -315,12 +351,15 @@ static void usage(void)
 	       "\n"
 	       "      --decode=VALUE  describe the event an event select VALUE programs\n"
 	       "                      (USR, OS, INT, EN and the like are ignored)\n"
+	       "      --host          the CPU this runs on and its event table, whose events\n"
+	       "                      count a guest's events of the same name and encoding\n"
 	       "      --json          print JSON: an array with one object per MODEL\n"
 	       "  -h, --help          display this help and exit\n"
 	       "      --version       output version information and exit\n"
 	       "\n"
-	       "Exit status: 0; 1 if VALUE programs no event of the table; 2 on a usage\n"
-	       "error (an unknown option, MODEL or EVENT).\n");
+	       "Exit status: 0; 1 if VALUE programs no event of the table, or the host CPU\n"
+	       "has no event table (--host); 2 on a usage error (an unknown option, MODEL\n"
+	       "or EVENT).\n");
 }
 
 /* The model called name, in any case (NULL: none). */
@@ -349,10 +388,11 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "decode", required_argument, NULL, 'd' },
+		{ "host", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	bool json = false;
+	bool json = false, host = false;
 	const char *decode = NULL;
 	cli_init(argv, PROG);
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -360,8 +400,16 @@ int main(int argc, char **argv)
 			json = true;
 		else if (c == 'd')
 			decode = optarg;
+		else if (c == 'H')
+			host = true;
 		else
 			cli_common_option(PROG, c, 'V', usage);
+	}
+	if (host) {
+		if (optind < argc || decode)
+			cli_usage_error(PROG, "--host takes no MODEL and no --decode");
+		int rc = show_host(json);
+		return cli_output_close(PROG, stdout, NULL) < 0 ? 1 : rc;
 	}
 	/* Every name is checked before anything is printed: a typo is a usage
 	 * error that lists the models, not a half-printed listing.  A name that

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "perf_slot.h"
+#include "perf_translate.h"
 
 /* The generic events that run at the core clock, which the TSC-scaled task
  * clock stands for without a host PMU.  (Bus cycles run at the bus clock, a
@@ -59,7 +60,7 @@ static bool source_read(struct vpmu_perf *p, struct perf_slot *s, struct perf_ct
 		*now = perf_scale(ns, s->tsc_khz);
 		return true;
 	}
-	if (c->src == VPMU_COUNT_HARDWARE && c->fd >= 0) {
+	if ((c->src == VPMU_COUNT_HARDWARE || c->src == VPMU_COUNT_RAW) && c->fd >= 0) {
 		/* An exclude_host event counts only while the guest runs: between an
 		 * exit and the next entry one read(2) per counter is enough (a
 		 * switch pair reads nothing twice). */
@@ -138,7 +139,7 @@ static enum vpmu_count_source source_of(const struct vpmu_perf *p, const struct 
 	if (ev < 0)
 		return VPMU_COUNT_NONE;
 	if (p->host_pmu)
-		return VPMU_COUNT_HARDWARE;
+		return VPMU_COUNT_HARDWARE;   /* perf_translate says which */
 	if (clock_class(ev) && s->clock_fd >= 0 && s->tsc_khz)
 		return VPMU_COUNT_TASK_CLOCK;
 	return VPMU_COUNT_NONE;
@@ -163,17 +164,34 @@ static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu,
 		int ev = vpmu_pmu_decode_ctr(pmu, s->ctrl, pmc, &priv, &irq);
 		if (!priv)
 			ev = VPMU_EV_NONE;
-		enum vpmu_count_source src = source_of(p, s, ev);
-		if (ev == c->event && priv == c->priv && irq == c->irq && src == c->src)
+		/* Its event in the VM's table: two events that are no generic
+		 * event differ on the host (perf_translate.h). */
+		unsigned idx;
+		int entry = priv && vpmu_pmu_decode_event(pmu, s->ctrl, pmc, &idx) == 0 ? (int)idx : -1;
+		if (ev == c->event && entry == c->entry && priv == c->priv && irq == c->irq &&
+		    source_of(p, s, ev) == c->src_generic)
 			continue;
+		struct perf_host_event he = { VPMU_COUNT_NONE, 0, 0, vpmu_event_name(ev) };
+		if (priv)
+			perf_translate(p, pmu, entry, ev, &he);
+		if (!p->host_pmu)
+			he.src = source_of(p, s, ev);
+		else if (priv && he.src == VPMU_COUNT_NONE)
+			perf_log_not_countable(p, he.name);
+		enum vpmu_count_source src = he.src;
 		/* The old configuration's count stays in the value; the new one
 		 * counts on from there. */
 		ctr_fold(p, s, c);
 		uint64_t old_ovf = c->ovf_at;
 		c->event = ev;
+		c->entry = entry;
+		c->src_generic = source_of(p, s, ev);
 		c->priv = priv;
 		c->irq = irq;
 		c->src = src;
+		c->type = he.type;
+		c->config = he.config;
+		c->name = he.name;
 		if (irq && src != VPMU_COUNT_NONE)
 			s->irq_mask |= 1ull << pmc;
 		else
@@ -187,9 +205,9 @@ static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu,
 			 * counter by a control write that write_control undoes, and the
 			 * open event has counted nothing meanwhile (the guest was not
 			 * running, and it counts guest mode only), so it just goes on. */
-			bool want = src == VPMU_COUNT_HARDWARE;
-			bool same = want && c->fd >= 0 && ev == c->fd_event && priv == c->fd_priv &&
-				    irq == c->fd_irq;
+			bool want = src == VPMU_COUNT_HARDWARE || src == VPMU_COUNT_RAW;
+			bool same = want && c->fd >= 0 && he.type == c->fd_type &&
+				    he.config == c->fd_config && priv == c->fd_priv && irq == c->fd_irq;
 			c->reopen = !same && (want || c->fd >= 0);
 			if (same && irq && c->ovf_at != old_ovf)
 				c->rearm = true;
@@ -333,6 +351,7 @@ static const struct vpmu_backend_ops perf_ops = {
 	.enter = perf_enter,
 	.poll = perf_poll,
 	.event_source = perf_event_source,
+	.event_sources = perf_event_sources,
 };
 
 void vpmu_perf_backend(struct vpmu_perf *p, struct vpmu_backend *out)

@@ -12,6 +12,7 @@
 
 #include "vpmu/backend.h"
 #include "perf_slot.h"
+#include "perf_translate.h"
 
 #define STAT_ADD(s, field, n) __atomic_fetch_add(&(s)->stats.field, (n), __ATOMIC_RELAXED)
 
@@ -52,6 +53,18 @@ static void refuse(struct vpmu_perf *p, struct perf_slot *s, enum vpmu_perf_refu
 		p->log(p->log_arg, line);
 }
 
+void perf_log_not_countable(struct vpmu_perf *p, const char *event)
+{
+	if (__atomic_exchange_n(&p->untranslatable_logged, 1u, __ATOMIC_RELAXED))
+		return;
+	if (p->log) {
+		char line[sizeof(p->host_why_none) + 128];
+		snprintf(line, sizeof(line), "perf: a guest counter of %.60s counts zero: %.320s", event,
+			 p->host_why_none);
+		p->log(p->log_arg, line);
+	}
+}
+
 void perf_slot_reset(struct vpmu_perf *p, struct perf_slot *s)
 {
 	for (unsigned i = 0; i < VPMU_MAX_CTRS; i++) {
@@ -62,6 +75,7 @@ void perf_slot_reset(struct vpmu_perf *p, struct perf_slot *s)
 		}
 		memset(c, 0, sizeof(*c));
 		c->event = VPMU_EV_NONE;
+		c->entry = -1;
 		c->src = VPMU_COUNT_NONE;
 		c->fd = -1;
 	}
@@ -180,10 +194,10 @@ bool perf_event_count(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr 
 	if (r == 0)
 		refuse(p, s, VPMU_PERF_REFUSED_HELD,
 		       "perf: a guest %s counter reads zero from here: the host could not schedule its pinned event (counters held by a host user)%s",
-		       vpmu_event_name((enum vpmu_event)c->event), 0);
+		       c->name, 0);
 	else
 		refuse(p, s, refusal_of(-r), "perf: reading a guest %s counter failed: %s",
-		       vpmu_event_name((enum vpmu_event)c->event), -r);
+		       c->name, -r);
 	p->sys->close(p->sys->ctx, c->fd);
 	STAT_ADD(s, closes, 1);
 	c->fd = -1;
@@ -194,12 +208,6 @@ bool perf_event_count(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr 
 void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c, unsigned pmc,
 		   uint64_t value)
 {
-	static const uint64_t hw[VPMU_EV_NR] = {
-		PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_REF_CPU_CYCLES,
-		PERF_COUNT_HW_BUS_CYCLES, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
-		PERF_COUNT_HW_BRANCH_MISSES, PERF_COUNT_HW_CACHE_REFERENCES,
-		PERF_COUNT_HW_CACHE_MISSES,
-	};
 	(void)pmc;
 	const struct vpmu_perf_sys *sys = p->sys;
 	if (c->reopen) {
@@ -211,13 +219,13 @@ void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c,
 			c->fd = -1;
 		}
 		c->value = value;
-		if (c->src != VPMU_COUNT_HARDWARE || c->refused)
+		if ((c->src != VPMU_COUNT_HARDWARE && c->src != VPMU_COUNT_RAW) || c->refused)
 			return;
 		struct perf_event_attr a;
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);
-		a.type = PERF_TYPE_HARDWARE;
-		a.config = hw[c->event];
+		a.type = c->type;
+		a.config = c->config;
 		a.pinned = 1;            /* counted all the time, or refused (read EOF) */
 		a.exclude_host = 1;      /* what the guest runs, not the VMM */
 		a.exclude_hv = 1;
@@ -232,7 +240,7 @@ void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c,
 		if (fd < 0) {
 			refuse(p, s, refusal_of(-fd),
 			       "perf: the host refused a guest %s counter (perf_event_open: %s); it counts zero",
-			       vpmu_event_name((enum vpmu_event)c->event), -fd);
+			       c->name, -fd);
 			c->refused = true;
 			return;
 		}
@@ -241,7 +249,7 @@ void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c,
 			if (r < 0) {
 				refuse(p, s, refusal_of(-r),
 				       "perf: no overflow signal for a guest %s counter (fcntl: %s); it counts zero",
-				       vpmu_event_name((enum vpmu_event)c->event), -r);
+				       c->name, -r);
 				sys->close(sys->ctx, fd);
 				STAT_ADD(s, closes, 1);
 				c->refused = true;
@@ -249,7 +257,8 @@ void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c,
 			}
 		}
 		c->fd = fd;
-		c->fd_event = c->event;
+		c->fd_type = c->type;
+		c->fd_config = c->config;
 		c->fd_priv = c->priv;
 		c->fd_irq = c->irq;
 		c->at = 0;   /* a new event counts from zero */
@@ -322,6 +331,7 @@ int vpmu_perf_create_sys(unsigned nr_cpus, int signo, unsigned flags,
 		for (unsigned k = 0; k < VPMU_MAX_CTRS; k++) {
 			s->ctr[k].fd = -1;
 			s->ctr[k].event = VPMU_EV_NONE;
+			s->ctr[k].entry = -1;
 		}
 	}
 	if (flags & VPMU_PERF_NO_HOST_PMU)
@@ -329,6 +339,7 @@ int vpmu_perf_create_sys(unsigned nr_cpus, int signo, unsigned flags,
 			 "not countable: the host PMU is not used (VPMU_PERF_NO_HOST_PMU)");
 	else
 		p->host_pmu = detect_host_pmu(p);
+	perf_translate_init(p);
 	snprintf(p->clock_why, sizeof(p->clock_why), "not countable: no TSC frequency given");
 	*out = p;
 	return 0;
@@ -351,6 +362,7 @@ void vpmu_perf_destroy(struct vpmu_perf *p)
 		if (s->clock_fd >= 0)
 			p->sys->close(p->sys->ctx, s->clock_fd);
 	}
+	perf_translate_destroy(p);
 	free(p->slot);
 	free(p);
 }

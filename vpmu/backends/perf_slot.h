@@ -8,6 +8,7 @@
 #ifndef VPMU_BACKENDS_PERF_SLOT_H
 #define VPMU_BACKENDS_PERF_SLOT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,6 +18,11 @@
 /* One guest counter, as this host counts it. */
 struct perf_ctr {
 	int event;            /* generic event, VPMU_EV_NONE when it counts nothing */
+	int entry;            /* its event's index in the VM's event table, -1: none */
+	enum vpmu_count_source src_generic;  /* how this host counts the generic event */
+	uint32_t type;        /* hardware: the host event it counts (perf_translate) */
+	uint64_t config;
+	const char *name;     /* its event's name, for messages */
 	unsigned priv;        /* VPMU_PRIV_*; 0: disabled */
 	bool irq;             /* overflow interrupt enabled */
 	bool reopen;          /* hardware: (re)open its event at the next entry */
@@ -24,7 +30,8 @@ struct perf_ctr {
 	bool refused;         /* the host refused its event: it counts nothing */
 	enum vpmu_count_source src;
 	int fd;               /* hardware: its perf event, -1 */
-	int fd_event;         /* what the open event counts */
+	uint32_t fd_type;     /* what the open event counts */
+	uint64_t fd_config;
 	unsigned fd_priv;
 	bool fd_irq;
 	uint64_t value;       /* its value (64 bits, never wrapped) when the source read `at` */
@@ -76,12 +83,22 @@ struct vpmu_perf {
 	vpmu_perf_log_fn *log;
 	void *log_arg;
 	struct perf_slot *slot;
+	/* Guest events on the host (perf_translate.h). */
+	const char *host_table;          /* the host CPU's event table, NULL: none */
+	char host_why[160];              /* the host CPU and its table, in words */
+	char host_why_none[320];         /* why an event with no host event is not countable */
+	struct perf_xlat *xlat;          /* per guest table; new ones published atomically */
+	pthread_mutex_t xlat_lock;       /* held while one is added */
+	unsigned untranslatable_logged;  /* an event not countable was logged (atomic) */
 };
 
 /* "No overflow due": a period the task clock never reaches. */
 #define PERF_PERIOD_IDLE (1ull << 62)
 
 void perf_slot_reset(struct vpmu_perf *p, struct perf_slot *s);
+/* A guest programmed `event`, which this host PMU cannot count: logged once
+ * per host (its counters read zero; counts are never invented). */
+void perf_log_not_countable(struct vpmu_perf *p, const char *event);
 /* The task clock of slot s in ns: false if it has none or cannot be read. */
 bool perf_clock_ns(struct vpmu_perf *p, struct perf_slot *s, uint64_t *ns);
 /* The guest's clock of slot s in ns: the task clock, standing still from the

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vpmu/event_table.h"
 #include "perf_sys.h"
 
 static int sys_open(void *c, struct perf_event_attr *attr)
@@ -81,6 +82,14 @@ static uint64_t sys_now_ns(void *c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The host CPU's identity is the event tables' business (event_table.h). */
+static int sys_host_cpu(void *c, char vendor[13], unsigned *family, unsigned *cpumodel,
+			unsigned *stepping)
+{
+	(void)c;
+	return vpmu_events_host_cpu(vendor, family, cpumodel, stepping);
+}
+
 const struct vpmu_perf_sys vpmu_perf_sys_linux = {
 	.open = sys_open,
 	.read = sys_read,
@@ -90,5 +99,6 @@ const struct vpmu_perf_sys vpmu_perf_sys_linux = {
 	.unmap = sys_unmap,
 	.close = sys_close,
 	.now_ns = sys_now_ns,
+	.host_cpu = sys_host_cpu,
 	.ctx = NULL,
 };

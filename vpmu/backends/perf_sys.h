@@ -36,6 +36,12 @@ struct vpmu_perf_sys {
 	void (*close)(void *c, int fd);
 	/* CLOCK_MONOTONIC in ns (the vDSO: no system call). */
 	uint64_t (*now_ns)(void *c);
+	/* The host CPU's identity: its CPUID vendor string and signature (family,
+	 * model and stepping with their extended fields folded in), which name its
+	 * event table (vpmu_events_host_table).  0, or -ENODEV where there is no
+	 * CPUID (not x86). */
+	int (*host_cpu)(void *c, char vendor[13], unsigned *family, unsigned *cpumodel,
+			unsigned *stepping);
 	void *ctx;
 };
 
