@@ -19,9 +19,10 @@ WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissin
 CPPFLAGS := -Iinclude -Itools -D_GNU_SOURCE
 CFLAGS   := -O2 -g
 
-.PHONY: all build lib acct-lib callgrind timing acct acct-timing acct-callgrind scrape
-all: callgrind timing acct scrape
-build: $(BB)/bench_ops $(BB)/acct_export $(BB)/scrape
+.PHONY: all build lib acct-lib callgrind timing acct acct-timing acct-callgrind scrape perf \
+	perf-timing perf-callgrind
+all: callgrind timing perf acct scrape
+build: $(BB)/bench_ops $(BB)/bench_perf $(BB)/acct_export $(BB)/scrape
 
 lib:
 	$(MAKE) --no-print-directory B=$(LIBB) all
@@ -39,6 +40,29 @@ callgrind: $(BB)/bench_ops
 
 timing: $(BB)/bench_ops
 	$(BB)/bench_ops --iters $(BENCH_ITERS) --runs $(BENCH_RUNS)
+
+# A guest's change of event through the perf backend on a host PMU, the host's
+# event translated by its table or generic (bench/bench_perf.c): both in one run.
+$(BB)/bench_perf: bench/bench_perf.c lib
+	@mkdir -p $(BB)
+	# -Ivpmu: the backend's system-call table (vpmu/backends/perf_sys.h).
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Ivpmu -o $@ bench/bench_perf.c $(LIBB)/lib/libvpmu.a -lxxhash
+
+perf: perf-callgrind perf-timing
+
+perf-timing: $(BB)/bench_perf
+	$(BB)/bench_perf --iters $(BENCH_ITERS) --runs $(BENCH_RUNS)
+
+perf-callgrind: $(BB)/bench_perf
+	@command -v valgrind >/dev/null || { echo "valgrind not found: run scripts/install-deps" >&2; exit 1; }
+	@for h in unknown skylake; do \
+		line=$$(valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=$(BB)/callgrind.out.perf.$$h \
+			$(BB)/bench_perf --callgrind --host $$h --iters $(CG_ITERS) 2>$(BB)/callgrind.out.perf.$$h.log) || exit 1; \
+		ir=$$(sed -n 's/^totals: *\([0-9]*\).*/\1/p; s/^summary: *\([0-9]*\).*/\1/p' $(BB)/callgrind.out.perf.$$h | head -n 1); \
+		printf 'host %-8s event change + entry %8.1f Ir/op   %s\n' $$h \
+			"$$(awk -v i=$$ir -v n=$(CG_ITERS) 'BEGIN { printf "%.1f", i / n }')" "$$line"; \
+	done
+	@echo "# hot spots: callgrind_annotate --inclusive=yes $(BB)/callgrind.out.perf.HOST"
 
 # The accounting formats are the tools' (tools/accounting/, built here at -O2
 # like the tools), on the library's static build.

@@ -240,4 +240,12 @@ ok $? "$name: perf stat reads 0 for the denied gp-cycles (event 0x3C: ${g:-none}
 fl=$(sed -n 's/^@@ACCT *vpmu\.filtered=//p' "$tmp/$name.out" | head -n 1)
 [ "${fl:-0}" -gt 0 ] 2>/dev/null
 ok $? "$name: the accounting counts the filtered programmings (vpmu.filtered=${fl:-none})" "$f"
+# The events of Skylake's table the guest programmed, and how this host (no host
+# PMU: docs/integration.md "Guest events on the host") counted them: perf's
+# cycles on fixed counter 1 is CPU_CLK_UNHALTED.THREAD, from the task clock.
+es() { sed -n "s/^@@ACCT *vpmu\.event_source\.$1=//p" "$tmp/$name.out" | tr -d '\r' | head -n 1; }
+i=$(sed -n 's/^@@ACCT *vpmu\.event_source\.\([0-9]*\)\.name=CPU_CLK_UNHALTED\.THREAD\r*$/\1/p' "$tmp/$name.out" | head -n 1)
+src=$([ -n "$i" ] && es "$i.source"); he=$([ -n "$i" ] && es "$i.host_event")
+[ "$src" = task-clock ] && [ "$he" = cycles ]
+ok $? "$name: the accounting's event sources: CPU_CLK_UNHALTED.THREAD counted from the task clock as cycles (${src:-none}, ${he:-none})" "$f"
 echo "1..$n"

@@ -219,46 +219,18 @@ const struct vpmu_event_table *vpmu_event_table_find(const char *name)
 
 /* ---------------------------------------------------------------- backends */
 
-int vpmu_pmu_decode_ctr(const struct vpmu_pmu *p, const uint64_t *ctrl, unsigned pmc,
-			unsigned *priv, bool *interrupt)
+/* The index in p's table of the event key programs on counter pmc, -1: none. */
+static int table_entry(const struct vpmu_pmu *p, unsigned pmc, uint64_t key)
 {
-	unsigned pr = 0;
-	bool irq = false;
-	uint64_t key = 0;
-	int ev = VPMU_EV_NONE;
-	if (p && ctrl && pmc < p->nr_ctrs &&
-	    p->model->ops->decode_ctr(p->model, ctrl, pmc, &key, &pr, &irq))
-		ev = vpmu_pmu_event_of(p, pmc, key);
-	else
-		pr = 0, irq = false;
-	if (priv)
-		*priv = pr;
-	if (interrupt)
-		*interrupt = irq;
-	return ev;
-}
-
-const char *vpmu_pmu_event_table(const struct vpmu_pmu *p)
-{
-	return p && p->table ? p->table->name : NULL;
-}
-
-int vpmu_pmu_decode_event(const struct vpmu_pmu *p, const uint64_t *ctrl, unsigned pmc,
-			  unsigned *index)
-{
-	unsigned pr = 0;
-	bool irq = false;
-	uint64_t key = 0;
-	if (!p || !ctrl || !index || pmc >= p->nr_ctrs || !p->table ||
-	    !p->model->ops->decode_ctr(p->model, ctrl, pmc, &key, &pr, &irq))
-		return -ENOENT;
 	const struct vpmu_event_table *t = p->table;
 	const struct vpmu_event_entry *e;
+	if (!t)
+		return -1;
 	if (p->nr_fixed && pmc >= p->fixed_base && pmc - p->fixed_base < p->nr_fixed) {
 		/* A fixed counter counts its one event (the table's fixed[j]). */
 		unsigned j = pmc - p->fixed_base;
 		if (j >= sizeof(t->fixed) / sizeof(t->fixed[0]) || !t->fixed[j])
-			return -ENOENT;
+			return -1;
 		e = &t->ev[t->fixed[j] - 1];
 	} else {
 		/* Exactly the entry's encoding: an entry found by its event select
@@ -266,10 +238,44 @@ int vpmu_pmu_decode_event(const struct vpmu_pmu *p, const uint64_t *ctrl, unsign
 		 * not list, counts something else. */
 		e = vpmu_event_decode(t, key, 0);
 		if (!e || (key & t->key_mask) != e->key)
-			return -ENOENT;
+			return -1;
 	}
-	*index = (unsigned)(e - t->ev);
-	return 0;
+	return (int)(e - t->ev);
+}
+
+int vpmu_pmu_decode_event(const struct vpmu_pmu *p, const uint64_t *ctrl, unsigned pmc,
+			  unsigned *priv, bool *interrupt, int *entry)
+{
+	unsigned pr = 0;
+	bool irq = false;
+	uint64_t key = 0;
+	int ev = VPMU_EV_NONE, in = -1;
+	if (p && ctrl && pmc < p->nr_ctrs &&
+	    p->model->ops->decode_ctr(p->model, ctrl, pmc, &key, &pr, &irq)) {
+		ev = vpmu_pmu_event_of(p, pmc, key);
+		if (entry)
+			in = table_entry(p, pmc, key);
+	} else {
+		pr = 0, irq = false;
+	}
+	if (priv)
+		*priv = pr;
+	if (interrupt)
+		*interrupt = irq;
+	if (entry)
+		*entry = in;
+	return ev;
+}
+
+int vpmu_pmu_decode_ctr(const struct vpmu_pmu *p, const uint64_t *ctrl, unsigned pmc,
+			unsigned *priv, bool *interrupt)
+{
+	return vpmu_pmu_decode_event(p, ctrl, pmc, priv, interrupt, NULL);
+}
+
+const char *vpmu_pmu_event_table(const struct vpmu_pmu *p)
+{
+	return p && p->table ? p->table->name : NULL;
 }
 
 unsigned vpmu_pmu_ctr_width(const struct vpmu_pmu *p, unsigned pmc)

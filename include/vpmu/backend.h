@@ -81,10 +81,11 @@ int vpmu_pmu_decode_ctr(const struct vpmu_pmu *pmu, const uint64_t *ctrl,
 /* The event table the PMU's events come from (include/vpmu/event_table.h:
  * vpmu_events_get and friends take this name), NULL: none. */
 const char *vpmu_pmu_event_table(const struct vpmu_pmu *pmu);
-/* The index in that table of the event counter pmc counts under `ctrl`: 0,
- * or -ENOENT when it counts nothing or its encoding is not in the table. */
+/* vpmu_pmu_decode_ctr, and *entry: the index in that table of the event the
+ * counter counts, or -1 when it counts nothing or its encoding is not exactly
+ * one of the table's (an event with a counter mask its data does not list). */
 int vpmu_pmu_decode_event(const struct vpmu_pmu *pmu, const uint64_t *ctrl, unsigned pmc,
-			  unsigned *index);
+			  unsigned *priv, bool *interrupt, int *entry);
 /* Counter pmc's width in bits (0 past the PMU's counters), and how many there are. */
 unsigned vpmu_pmu_ctr_width(const struct vpmu_pmu *pmu, unsigned pmc);
 unsigned vpmu_pmu_nr_ctrs(const struct vpmu_pmu *pmu);

@@ -156,18 +156,22 @@ static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu,
 		return;
 	s->ctrl[slot] = value;
 	/* One image may steer several counters (a P5 CESR, a P4 ESCR): decode each,
-	 * and touch only those whose configuration changed. */
-	for (unsigned pmc = 0; pmc < vpmu_pmu_nr_ctrs(pmu) && pmc < VPMU_MAX_CTRS; pmc++) {
+	 * and touch only those whose configuration changed.  A counter number
+	 * without a register (width 0: the gap below architectural perfmon's
+	 * fixed counters) counts nothing. */
+	unsigned nr = vpmu_pmu_nr_ctrs(pmu);
+	for (unsigned pmc = 0; pmc < nr && pmc < VPMU_MAX_CTRS; pmc++) {
 		struct perf_ctr *c = &s->ctr[pmc];
+		if (!c->mask)
+			continue;
 		unsigned priv;
 		bool irq;
-		int ev = vpmu_pmu_decode_ctr(pmu, s->ctrl, pmc, &priv, &irq);
+		int entry;
+		int ev = vpmu_pmu_decode_event(pmu, s->ctrl, pmc, &priv, &irq, &entry);
 		if (!priv)
-			ev = VPMU_EV_NONE;
+			ev = VPMU_EV_NONE, entry = -1;
 		/* Its event in the VM's table: two events that are no generic
 		 * event differ on the host (perf_translate.h). */
-		unsigned idx;
-		int entry = priv && vpmu_pmu_decode_event(pmu, s->ctrl, pmc, &idx) == 0 ? (int)idx : -1;
 		if (ev == c->event && entry == c->entry && priv == c->priv && irq == c->irq &&
 		    source_of(p, s, ev) == c->src_generic)
 			continue;
@@ -211,6 +215,8 @@ static void perf_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu,
 			c->reopen = !same && (want || c->fd >= 0);
 			if (same && irq && c->ovf_at != old_ovf)
 				c->rearm = true;
+			if (c->reopen || c->rearm)
+				s->apply |= 1ull << pmc;
 		} else if (src == VPMU_COUNT_TASK_CLOCK) {
 			uint64_t ns;
 			if (perf_guest_ns(p, s, &ns))
@@ -245,6 +251,7 @@ static void perf_write_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, 
 	if (c->irq) {
 		c->ovf_at = next_overflow(s, c, c->value);
 		c->rearm = true;
+		s->apply |= 1ull << pmc;
 		s->pending = true;
 	}
 }
@@ -273,16 +280,20 @@ static void perf_enter(void *ctx, unsigned cpu)
 		return;
 	s->pending = false;
 	if (p->host_pmu) {
-		for (unsigned pmc = 0; pmc < VPMU_MAX_CTRS; pmc++) {
+		/* Only the counters a write or an overflow marked. */
+		for (uint64_t m = s->apply; m; m &= m - 1) {
+			unsigned pmc = (unsigned)__builtin_ctzll(m);
 			struct perf_ctr *c = &s->ctr[pmc];
 			if (c->reopen || c->rearm)
 				perf_hw_apply(p, s, c, pmc, ctr_value(p, s, c));
 		}
+		s->apply = 0;
 		s->hw_read = 0;   /* the guest runs: its counts move again */
 		return;
 	}
 	/* The task clock interrupts at the first overflow among its counters
 	 * (their values: what the guest's clock stood at during the exit). */
+	s->apply = 0;
 	uint64_t best = UINT64_MAX;
 	for (uint64_t m = s->irq_mask; m; m &= m - 1) {
 		struct perf_ctr *c = &s->ctr[__builtin_ctzll(m)];
@@ -322,6 +333,7 @@ static void perf_poll(void *ctx, unsigned cpu)
 		while (c->ovf_at <= v)
 			c->ovf_at += c->mask + 1;   /* widths are below 64 bits */
 		c->rearm = true;
+		s->apply |= 1ull << pmc;
 		s->pending = true;
 	}
 	if (ovf && p->host)

@@ -83,6 +83,7 @@ void perf_slot_reset(struct vpmu_perf *p, struct perf_slot *s)
 	s->layout = NULL;   /* the next write takes the widths in again (slot_for) */
 	s->pmu = NULL;
 	s->irq_mask = 0;
+	s->apply = 0;
 	s->pending = true;   /* disarm the clock at the next entry */
 }
 

@@ -47,6 +47,7 @@ struct perf_slot {
 	bool msb;                        /* overflow at the MSB (PowerPC) */
 	bool pending;                    /* enter has work */
 	uint64_t irq_mask;               /* counters that interrupt and count (poll, enter) */
+	uint64_t apply;                  /* hardware: counters to reopen or rearm at the entry */
 	uint64_t hw_read;                /* hardware counters read since the last entry: their
 	                                    count stands until the guest runs again */
 	bool bound;                      /* its thread called vpmu_perf_bind */
