@@ -165,6 +165,13 @@ int kvm_pmi_deliver(struct kvm_pmi *p, struct vpmu_vcpu *v, struct vpmu_kvm_stat
 	return deliver(p, &s, lvtpc, st, what);
 }
 
+void kvm_pmi_disarm(struct kvm_pmi *p)
+{
+	struct itimerspec off = { { 0, 0 }, { 0, 0 } };
+	if (p->timer_ok)
+		timer_settime(p->timer, 0, &off, NULL);
+}
+
 void kvm_pmi_destroy(struct kvm_pmi *p)
 {
 	if (p->timer_ok)

@@ -31,6 +31,8 @@ struct kvm_pmi {
  * it.  0, or a negative errno with *what the KVM call that failed. */
 int kvm_pmi_deliver(struct kvm_pmi *p, struct vpmu_vcpu *v, struct vpmu_kvm_stats *st,
 		    const char **what);
+/* The recheck of a held PMI called off (a reset dropped what it held). */
+void kvm_pmi_disarm(struct kvm_pmi *p);
 void kvm_pmi_destroy(struct kvm_pmi *p);
 
 #endif

@@ -7,7 +7,9 @@
  * KVM_GET_LAPIC/KVM_SET_LAPIC); KVM's selftest x86/userspace_msr_exit_test.c is
  * the reference for the exit path.  The glue names no CPU model: what traps, what
  * the guest's CPUID says and whether PMI delivery masks the LVTPC all come from
- * the models through the public API.
+ * the models through the public API.  Here: the VM's setup, the vCPU's
+ * (vpmu_kvm_vcpu_init and the conveniences of vpmu_kvm_vcpu_setup) and its
+ * queries; the steps of the run loop are in kvm_steps.c.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -20,35 +22,17 @@
 #include <time.h>
 
 #include "kvm_gate.h"
-#include "kvm_live.h"
-#include "kvm_pmi.h"
-#include "kvm_rdpmc.h"
+#include "kvm_vcpu.h"
 #include "vm_glue.h"
 #include "vpmu/kvm_x86.h"
-
-
 
 /* Filter ranges: at most KVM_MSR_FILTER_MAX_RANGES (16, api.rst); one range's
  * bitmap spans at most this many MSRs, so far-apart groups get ranges of their
  * own. */
 #define FILTER_SPAN 256
-#define MAX_FILTER_MSRS 512
+#define MAX_FILTER_MSRS KVM_TRAPPED_MSRS
 
-struct vpmu_kvm_vcpu {
-	int vm_fd;
-	int vcpu_fd;
-	struct kvm_run *run;
-	struct vpmu_vcpu *vcpu;
-	const struct vpmu_vm *vm;
-	int signo;               /* the kick signal */
-	struct kvm_pmi pmi;      /* PMI delivery (kvm_pmi.h) */
-	enum vpmu_kvm_rdpmc rdpmc;
-	struct kvm_rdpmc_sync sync;  /* VPMU_KVM_RDPMC_SYNC: what KVM's counters hold */
-	struct vpmu_kvm_stats stats;
-	struct kvm_live live;    /* live accounting for other threads (kvm_live.h) */
-};
-
-static int fail(char *err, int e, const char *fmt, ...)
+int kvm_glue_fail(char *err, int e, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
@@ -83,8 +67,9 @@ static int set_msr_filter(int vm_fd, const struct vpmu_vm *vm, char *err)
 	unsigned n = filter_msrs(vm, msrs), r = 0;
 	for (unsigned i = 0; i < n;) {
 		if (r == KVM_MSR_FILTER_MAX_RANGES)
-			return fail(err, ENOSPC, "MSR filter: the model's MSRs need more than %d ranges",
-				    KVM_MSR_FILTER_MAX_RANGES);
+			return kvm_glue_fail(err, ENOSPC,
+					     "MSR filter: the model's MSRs need more than %d ranges",
+					     KVM_MSR_FILTER_MAX_RANGES);
 		/* A clear bit denies the access to KVM, which makes it exit to us. */
 		memset(bitmaps[r], 0xff, sizeof(bitmaps[r]));
 		uint32_t base = msrs[i], last = base;
@@ -99,7 +84,7 @@ static int set_msr_filter(int vm_fd, const struct vpmu_vm *vm, char *err)
 		r++;
 	}
 	if (ioctl(vm_fd, KVM_X86_SET_MSR_FILTER, &f) < 0)
-		return fail(err, errno, "KVM_X86_SET_MSR_FILTER");
+		return kvm_glue_fail(err, errno, "KVM_X86_SET_MSR_FILTER");
 	return 0;
 }
 
@@ -127,7 +112,7 @@ static struct kvm_gate *vm_gate(const struct vpmu_vm *vm)
 int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 {
 	if (vm_fd < 0 || !vm)
-		return fail(err, EINVAL, "vpmu_kvm_vm_setup: bad VM");
+		return kvm_glue_fail(err, EINVAL, "vpmu_kvm_vm_setup: bad VM");
 	/* KVM's own PMU would answer the PMU MSRs itself and own RDPMC; where it can
 	 * be turned off per VM, turn it off (it must happen before any vCPU exists).
 	 * 0 from the check means KVM's PMU is already off (no host PMU, or
@@ -137,10 +122,12 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 		struct kvm_enable_cap c = { .cap = KVM_CAP_PMU_CAPABILITY,
 					    .args = { KVM_PMU_CAP_DISABLE } };
 		if (ioctl(vm_fd, KVM_ENABLE_CAP, &c) < 0)
-			return fail(err, errno, "KVM_ENABLE_CAP(KVM_CAP_PMU_CAPABILITY, DISABLE)");
+			return kvm_glue_fail(err, errno,
+					     "KVM_ENABLE_CAP(KVM_CAP_PMU_CAPABILITY, DISABLE)");
 	}
 	if (ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
-		return fail(err, ENOTSUP, "KVM_CAP_X86_USER_SPACE_MSR is not offered by this KVM");
+		return kvm_glue_fail(err, ENOTSUP,
+				     "KVM_CAP_X86_USER_SPACE_MSR is not offered by this KVM");
 	/* Guest RDPMC exits too where KVM has the change of patches/kvm-rdpmc: a
 	 * KVM without it refuses the unknown reason bit with EINVAL. */
 	struct kvm_enable_cap c = { .cap = KVM_CAP_X86_USER_SPACE_MSR,
@@ -149,7 +136,7 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 	if (!rdpmc) {
 		c.args[0] = KVM_MSR_EXIT_REASON_FILTER;
 		if (ioctl(vm_fd, KVM_ENABLE_CAP, &c) < 0)
-			return fail(err, errno, "KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR)");
+			return kvm_glue_fail(err, errno, "KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR)");
 	}
 	int r = set_msr_filter(vm_fd, vm, err);
 	if (r)
@@ -163,7 +150,7 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 			g = NULL;
 		}
 		if (!g)
-			return fail(err, ENOMEM, "vpmu_kvm_vm_setup");
+			return kvm_glue_fail(err, ENOMEM, "vpmu_kvm_vm_setup");
 		vpmu_vm_glue_attach(vm, g, kvm_glue_vm_free);
 	}
 	g->rdpmc_exits = rdpmc;
@@ -184,14 +171,14 @@ void vpmu_kvm_irq_end(struct vpmu_vm *vm)
 		kvm_gate_irq_end(g);
 }
 
-int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
-			int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN])
+int vpmu_kvm_vcpu_init(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
+		       int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN])
 {
 	if (vm_fd < 0 || vcpu_fd < 0 || !run || !vcpu || !out)
-		return fail(err, EINVAL, "vpmu_kvm_vcpu_setup: bad argument");
+		return kvm_glue_fail(err, EINVAL, "vpmu_kvm_vcpu_init: bad argument");
 	struct vpmu_kvm_vcpu *kv = calloc(1, sizeof(*kv));
 	if (!kv)
-		return fail(err, ENOMEM, "vpmu_kvm_vcpu_setup");
+		return kvm_glue_fail(err, ENOMEM, "vpmu_kvm_vcpu_init");
 	kv->vm_fd = vm_fd;
 	kv->vcpu_fd = vcpu_fd;
 	kv->run = run;
@@ -202,46 +189,13 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 				    .automask = vpmu_vm_pmi_automask(kv->vm),
 				    .gate = vm_gate(kv->vm),
 				    .index = vpmu_vcpu_index(vcpu) };
-
-	/* CPUID: the guest's APIC id is the vCPU index (the in-kernel LAPIC's reset id). */
-	/* struct kvm_cpuid2 ends in a flexible array: its entries follow it in one
-	 * buffer (a struct holding it as a member is a GNU extension, which clang's
-	 * -Wgnu-variable-sized-type-not-at-end refuses). */
-	union {
-		struct kvm_cpuid2 c;
-		unsigned char bytes[sizeof(struct kvm_cpuid2) +
-				    VPMU_MAX_CPUID_LEAVES * sizeof(struct kvm_cpuid_entry2)];
-	} cpuid;
-	memset(&cpuid, 0, sizeof(cpuid));
-	int n = vpmu_kvm_cpuid_entries(kv->vm, vpmu_vcpu_index(vcpu), cpuid.c.entries,
-				       VPMU_MAX_CPUID_LEAVES);
-	if (n < 0) {
-		free(kv);
-		return fail(err, -n, "no x86 CPUID for model %s", vpmu_vm_model(vpmu_vcpu_vm(vcpu)));
-	}
-	cpuid.c.nent = (uint32_t)n;
-	if (ioctl(vcpu_fd, KVM_SET_CPUID2, &cpuid) < 0) {
-		int e = errno;
-		free(kv);
-		return fail(err, e, "KVM_SET_CPUID2");
-	}
-
-	/* The kick signal is unblocked only inside KVM_RUN (see kvm_x86.h). */
-	sigset_t cur;
-	pthread_sigmask(SIG_BLOCK, NULL, &cur);
-	sigdelset(&cur, signo);
-	union {   /* the same for struct kvm_signal_mask's flexible sigset */
-		struct kvm_signal_mask m;
-		/* the kernel's sigset_t is 64 bits on x86-64 */
-		unsigned char bytes[sizeof(struct kvm_signal_mask) + 8];
-	} mask;
-	mask.m.len = 8;
-	memcpy(mask.m.sigset, &cur, 8);
-	if (ioctl(vcpu_fd, KVM_SET_SIGNAL_MASK, &mask) < 0) {
-		int e = errno;
-		free(kv);
-		return fail(err, e, "KVM_SET_SIGNAL_MASK");
-	}
+	/* The exits that are the vPMU's: those of the filter vpmu_kvm_vm_setup
+	 * set (a VMM that merges its own MSRs into it gets theirs back from
+	 * vpmu_kvm_vcpu_handle_exit). */
+	kv->nr_trapped = filter_msrs(kv->vm, kv->trapped);
+	/* KVM's PMU follows the vCPU's CPUID (arch/x86/kvm/cpuid.c,
+	 * kvm_vcpu_after_set_cpuid, refreshes it): the probe sees the final one
+	 * when the VMM set it first, as kvm_x86.h asks. */
 	const struct kvm_glue_vm *gv = vpmu_vm_glue_data(kv->vm);
 	kv->rdpmc = gv && gv->rdpmc_exits ? VPMU_KVM_RDPMC_EXIT : kvm_rdpmc_probe_sync(vcpu_fd);
 	if (kv->pmi.gate)
@@ -250,6 +204,41 @@ int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu
 	kvm_live_publish(&kv->live, kv->vcpu, &kv->stats, 0);
 	*out = kv;
 	return 0;
+}
+
+int vpmu_kvm_vcpu_set_signal_mask(int vcpu_fd, int signo, char err[VPMU_KVM_ERRLEN])
+{
+	if (vcpu_fd < 0 || signo <= 0 || signo > 64)
+		return kvm_glue_fail(err, EINVAL, "vpmu_kvm_vcpu_set_signal_mask: bad argument");
+	/* The kick signal is unblocked only inside KVM_RUN (see kvm_x86.h). */
+	sigset_t cur;
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	sigdelset(&cur, signo);
+	/* struct kvm_signal_mask ends in a flexible array: its bytes follow it in
+	 * one buffer (a struct holding it as a member is a GNU extension, which
+	 * clang's -Wgnu-variable-sized-type-not-at-end refuses). */
+	union {
+		struct kvm_signal_mask m;
+		/* the kernel's sigset_t is 64 bits on x86-64 */
+		unsigned char bytes[sizeof(struct kvm_signal_mask) + 8];
+	} mask;
+	mask.m.len = 8;
+	memcpy(mask.m.sigset, &cur, 8);
+	if (ioctl(vcpu_fd, KVM_SET_SIGNAL_MASK, &mask) < 0)
+		return kvm_glue_fail(err, errno, "KVM_SET_SIGNAL_MASK");
+	return 0;
+}
+
+int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
+			int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN])
+{
+	if (vm_fd < 0 || vcpu_fd < 0 || !run || !vcpu || !out)
+		return kvm_glue_fail(err, EINVAL, "vpmu_kvm_vcpu_setup: bad argument");
+	/* The conveniences first, so that the RDPMC probe of vpmu_kvm_vcpu_init
+	 * sees the model's CPUID. */
+	int r = vpmu_kvm_vcpu_set_cpuid(vcpu_fd, vcpu, err);
+	r = r ? r : vpmu_kvm_vcpu_set_signal_mask(vcpu_fd, signo, err);
+	return r ? r : vpmu_kvm_vcpu_init(vm_fd, vcpu_fd, run, vcpu, signo, out, err);
 }
 
 void vpmu_kvm_vcpu_destroy(struct vpmu_kvm_vcpu *kv)
@@ -287,140 +276,3 @@ int vpmu_kvm_vcpu_snapshot(const struct vpmu_kvm_vcpu *kv, struct vpmu_kvm_snaps
 	return 0;
 }
 
-static void answer_msr(struct vpmu_kvm_vcpu *kv)
-{
-	struct kvm_run *run = kv->run;
-	bool write = run->exit_reason == KVM_EXIT_X86_WRMSR;
-	enum vpmu_fault f = VPMU_FAULT_NONE;
-	uint64_t data = run->msr.data;
-	if (!write && run->msr.reason == KVM_MSR_EXIT_REASON_RDPMC) {
-		/* RDPMC: ECX is in msr.index; the model says what it reads. */
-		if (vpmu_rdpmc(kv->vcpu, run->msr.index, &data, &f) < 0)
-			f = VPMU_FAULT_NO_REG;
-		kv->stats.rdpmc_exits++;
-	} else if (write) {
-		if (vpmu_reg_write(kv->vcpu, VPMU_SPACE_MSR, run->msr.index, data, &f) < 0)
-			f = VPMU_FAULT_NO_REG;
-	} else if (vpmu_reg_read(kv->vcpu, VPMU_SPACE_MSR, run->msr.index, &data, &f) < 0) {
-		f = VPMU_FAULT_NO_REG;
-	}
-	if (!write)
-		run->msr.data = f ? 0 : data;
-	run->msr.error = f != VPMU_FAULT_NONE;
-	kv->stats.msr_exits++;
-	kv->stats.msr_faults += f != VPMU_FAULT_NONE;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN])
-{
-	if (!kv)
-		return fail(err, EINVAL, "vpmu_kvm_vcpu_run: no vCPU");
-	/* An exit to user space is not a vCPU switch: the virtual PMU stays
-	 * switched in until the thread stops running the vCPU
-	 * (vpmu_kvm_vcpu_pause) or runs it on another host CPU slot. */
-	unsigned cur;
-	if (vpmu_vcpu_running(kv->vcpu, &cur) && cur != host_cpu)
-		vpmu_vcpu_switch_out(kv->vcpu);
-	if (!vpmu_vcpu_running(kv->vcpu, NULL)) {
-		int r = vpmu_vcpu_switch_in(kv->vcpu, host_cpu);
-		if (r < 0)
-			return fail(err, -r, "vpmu_vcpu_switch_in(host CPU %u)", host_cpu);
-	}
-	/* libvpmu's time on one exit in VPMU_KVM_TIMED_EXITS, from the exit to the
-	 * next entry (stats.msr_ns), less the PMI delivery's. */
-	uint64_t t0 = 0;
-	for (;;) {
-		if (vpmu_vcpu_pmi_pending(kv->vcpu, NULL) || kv->pmi.held) {
-			/* A PMI's delivery is KVM calls (the LAPIC read, the mask's
-			 * write, the injection: tens of microseconds nested, where
-			 * libvpmu's own work on an exit is a few): timed apart, every
-			 * time (stats.pmi_ns), and left out of the exit's time. */
-			const char *what = "";
-			uint64_t p0 = mono_ns();
-			int r = kvm_pmi_deliver(&kv->pmi, kv->vcpu, &kv->stats, &what);
-			uint64_t d = mono_ns() - p0;
-			kv->stats.pmi_ns += d;
-			kv->stats.pmi_timed++;
-			if (t0)
-				t0 += d;
-			if (r < 0)
-				return fail(err, -r, "%s", what);
-		}
-		/* What this exit's accesses changed reaches the host counters now. */
-		vpmu_vcpu_enter(kv->vcpu);
-		if (kv->rdpmc == VPMU_KVM_RDPMC_SYNC) {
-			int r = kvm_rdpmc_sync(kv->vcpu_fd, kv->vcpu, &kv->sync);
-			if (r < 0)
-				return fail(err, -r, "KVM_SET_MSRS (KVM's RDPMC counters)");
-			kv->stats.rdpmc_syncs += (uint64_t)r;
-		}
-		if (t0) {
-			kv->stats.msr_ns += mono_ns() - t0;
-			kv->stats.msr_timed++;
-			t0 = 0;
-		}
-		/* A live-accounting request is answered here, with the
-		 * counts this entry's changes left (kvm_live.h). */
-		kvm_live_serve(&kv->live, kv->vcpu, &kv->stats);
-		/* Into KVM_RUN through the VM's LVTPC write gate (kvm_gate.h): not
-		 * while another vCPU rewrites its LAPIC page. */
-		if (kv->pmi.gate)
-			kvm_gate_enter(kv->pmi.gate, kv->pmi.index);
-		int rr = ioctl(kv->vcpu_fd, KVM_RUN, 0);
-		int e = errno;
-		if (kv->pmi.gate)
-			kvm_gate_leave(kv->pmi.gate, kv->pmi.index);
-		if (rr < 0) {
-			if (e == EINTR) {
-				/* Consume the kick (it stays pending while blocked, and
-				 * would end the next KVM_RUN at once), then land what an
-				 * overflow signal kicked us for: its PMI is injected at
-				 * the next entry.  The caller decides whether to run
-				 * again. */
-				sigset_t kick;
-				struct timespec zero = { 0, 0 };
-				sigemptyset(&kick);
-				sigaddset(&kick, kv->signo);
-				while (sigtimedwait(&kick, NULL, &zero) > 0)
-					;
-				vpmu_vcpu_poll(kv->vcpu);
-				kv->stats.kicks++;
-				return -EINTR;
-			}
-			/* A vCPU waiting for INIT/SIPI (an application processor
-			 * before Linux starts it) leaves KVM_RUN with EAGAIN when
-			 * its state changes: run it again, as KVM's api.rst has
-			 * user space do. */
-			if (e == EAGAIN)
-				continue;
-			return fail(err, e, "KVM_RUN");
-		}
-		if (kv->run->exit_reason != KVM_EXIT_X86_RDMSR &&
-		    kv->run->exit_reason != KVM_EXIT_X86_WRMSR)
-			return 0;
-		if (kv->stats.msr_exits % VPMU_KVM_TIMED_EXITS == 0)
-			t0 = mono_ns();
-		answer_msr(kv);
-	}
-}
-
-int vpmu_kvm_vcpu_pause(struct vpmu_kvm_vcpu *kv)
-{
-	if (!kv)
-		return -EINVAL;
-	int r = 0;
-	if (vpmu_vcpu_running(kv->vcpu, NULL))
-		r = vpmu_vcpu_switch_out(kv->vcpu);
-	/* A paused vCPU answers no request: its landed counts are the answer to
-	 * every one made so far. */
-	kvm_live_publish(&kv->live, kv->vcpu, &kv->stats,
-			 atomic_load_explicit(&kv->live.requested, memory_order_relaxed));
-	return r;
-}

@@ -348,6 +348,7 @@ int vpmu_vm_destroy(struct vpmu_vm *vm)
 			continue;
 		if (v->cpu >= 0)
 			vpmu_vcpu_switch_out(v);
+		free(v->power_on);
 		free(v);
 	}
 	for (unsigned i = 0; i < VPMU_MAX_VCPUS / 2; i++) {
@@ -472,7 +473,9 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 		c->memo.ev[0] = c->memo.ev[1] = VPMU_EVENT_UNRESOLVED;
 	}
 	memcpy(v->own.misc, vm->pmu.misc_reset, sizeof(v->own.misc));
-	if (vm->opts.ht && attach_core(vm, v, index) < 0) {
+	v->power_on = calloc(vm->pmu.nr_regs ? vm->pmu.nr_regs : 1, sizeof(*v->power_on));
+	if (!v->power_on || (vm->opts.ht && attach_core(vm, v, index) < 0)) {
+		free(v->power_on);
 		free(v);
 		return -ENOMEM;
 	}
@@ -490,6 +493,7 @@ int vpmu_vcpu_create(struct vpmu_vm *vm, unsigned index, struct vpmu_vcpu **out)
 	vpmu_state_set_control(v, &ctl);
 	if (v->core)
 		pthread_mutex_unlock(&v->core->lock);
+	vpmu_reset_record(v);
 	vm->vcpu[index] = v;
 	if (out)
 		*out = v;

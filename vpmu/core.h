@@ -162,6 +162,11 @@ struct vpmu_vcpu {
 	struct vpmu_totals totals;
 	struct vpmu_regfile own;
 	uint64_t own_base[VPMU_MAX_CTRS];
+	/* Each of vm->pmu.regs' values at creation, for vpmu_vcpu_reset (reset.c). */
+	struct vpmu_power_on {
+		uint64_t value;
+		bool present;            /* the presented CPU has the register */
+	} *power_on;
 };
 
 static inline uint64_t vpmu_base(const struct vpmu_vcpu *v, unsigned pmc)
@@ -175,6 +180,10 @@ static inline void vpmu_base_set(struct vpmu_vcpu *v, unsigned pmc, uint64_t val
 
 /* ---- host_state.c: the content id of a control (perfctr's k1.id) ---- */
 uint64_t vpmu_ctl_id(const struct vpmu_vm *vm, const struct vpmu_ctl *ctl);
+
+/* ---- reset.c: the power-on values (v->power_on, vm->pmu.nr_regs of them,
+ * allocated by vpmu_vcpu_create), recorded when the vCPU is complete ---- */
+void vpmu_reset_record(struct vpmu_vcpu *v);
 
 /* ---- core.c ---- */
 /* Fibonacci hashing of the register number into VPMU_REG_HASH_SIZE (2^8) slots. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * KVM x86 glue: what a VMM calls to put a libvpmu virtual PMU under a KVM guest
- * (docs/integration.md).  Five calls:
+ * (docs/integration.md).  The simple way, five calls:
  *
  *   vpmu_kvm_vm_setup()    once per VM, before its vCPUs exist: KVM's own vPMU off
  *                          (KVM_CAP_PMU_CAPABILITY), user-space MSR exits on (and
@@ -10,7 +10,8 @@
  *                          (vpmu_pmu_regs(): IA32_MISC_ENABLE included) exit to
  *                          user space;
  *   vpmu_kvm_vcpu_setup()  once per vCPU, on its thread: the model's CPUID
- *                          (KVM_SET_CPUID2) and the kick signal's mask (KVM_SET_SIGNAL_MASK);
+ *                          (KVM_SET_CPUID2), the kick signal's mask
+ *                          (KVM_SET_SIGNAL_MASK), then vpmu_kvm_vcpu_init();
  *   vpmu_kvm_vcpu_run()    instead of ioctl(KVM_RUN): switches the virtual PMU in
  *                          (once: an exit is not a switch), injects a pending PMI
  *                          through the guest's LVTPC, applies what the last exit
@@ -22,13 +23,20 @@
  *                          exit): switches the virtual PMU out;
  *   vpmu_kvm_vcpu_destroy() (pauses first).
  *
+ * A VMM that owns its run loop and its CPUID (QEMU, kvmtool, a Firecracker-style
+ * VMM) calls the steps vpmu_kvm_vcpu_run() is made of instead ("The steps"
+ * below; docs/integration.md, "Your own run loop").
+ *
  * Kicks: the signal `signo` (the one given to the perf backend, and the one a VMM
- * sends with pthread_kill() to stop a vCPU) stays blocked on the vCPU thread except
- * inside KVM_RUN, so a kick that arrives between two runs is not lost: the next
- * KVM_RUN returns at once with -EINTR.  The caller must block it on the vCPU thread
- * (pthread_sigmask) before vpmu_kvm_vcpu_setup().  On a CPU that auto-masks the
- * LVTPC, the glue kicks a VM's other vCPUs out of KVM_RUN while it sets one's
- * LVTPC mask (vpmu_kvm_irq_begin below): they return -EINTR as for any kick.
+ * sends with pthread_kill() to stop a vCPU) must end a KVM_RUN in progress or
+ * about to start with EINTR.  vpmu_kvm_vcpu_setup() does it the simple way: the
+ * caller blocks it on the vCPU thread (pthread_sigmask) before the call, and
+ * KVM_SET_SIGNAL_MASK unblocks it only inside KVM_RUN, so a kick that arrives
+ * between two runs is not lost: the next KVM_RUN returns at once.  A VMM with
+ * its own mechanism (a handler that sets kvm_run.immediate_exit, api.rst) gives
+ * its own kick signal.  On a CPU that auto-masks the LVTPC, the glue kicks a
+ * VM's other vCPUs out of KVM_RUN while it sets one's LVTPC mask
+ * (vpmu_kvm_irq_begin below): they return -EINTR as for any kick.
  *
  * Functions return 0 or a negative errno (-EINVAL for a NULL or invalid argument);
  * on failure `err` (when non-NULL) holds a message naming the ioctl and what KVM
@@ -107,18 +115,96 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN]);
 /* vm_fd: the KVM VM (PMIs go in as MSIs); vcpu_fd and run: the KVM vCPU and its
  * mapped kvm_run;
  * vcpu: the libvpmu vCPU; signo: the kick signal (blocked on this thread).
- * Call on the vCPU's own thread. */
+ * Call on the vCPU's own thread.  vpmu_kvm_vcpu_set_cpuid(), then
+ * vpmu_kvm_vcpu_set_signal_mask(), then vpmu_kvm_vcpu_init(). */
 int vpmu_kvm_vcpu_setup(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
 			int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN]);
 /* One KVM_RUN with the virtual PMU switched in on host CPU slot `host_cpu`
  * (the slot must not be in use by another vCPU: one slot per vCPU thread is the
  * simple choice).  0: run->exit_reason is an exit for the VMM; -EINTR: kicked;
  * -EINVAL: kv is NULL; other -errno: KVM_RUN or an injection ioctl failed
- * (message in err). */
+ * (message in err).  A loop of vpmu_kvm_vcpu_resume(), then pre_run, KVM_RUN
+ * (again at once on EAGAIN), post_run and handle_exit until an exit that is not
+ * the vPMU's or a kick. */
 int vpmu_kvm_vcpu_run(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN]);
+
+/* ---- The steps, for a VMM that owns its run loop ----
+ *
+ * Every step but vpmu_kvm_vcpu_reset() runs on the vCPU's thread, the one that
+ * calls KVM_RUN.  The order, per vCPU:
+ *
+ *   vpmu_kvm_vcpu_init()             once, after the VMM's KVM_SET_CPUID2
+ *   vpmu_kvm_vcpu_resume()           when the thread starts running the vCPU
+ *   loop:
+ *     vpmu_kvm_vcpu_pre_run()        right before KVM_RUN: nothing but KVM_RUN
+ *                                    after it (it may wait for, and be waited
+ *                                    for by, the VM's other vCPUs: no lock of
+ *                                    the VMM may be held across the pair)
+ *     ioctl(vcpu_fd, KVM_RUN, 0)
+ *     vpmu_kvm_vcpu_post_run()       right after KVM_RUN, whatever it returned
+ *     vpmu_kvm_vcpu_handle_exit()    for KVM_EXIT_X86_RDMSR/WRMSR (any exit
+ *                                    may be passed): 1 the vPMU's, answered,
+ *                                    run again; 0 the VMM's
+ *   vpmu_kvm_vcpu_pause()            when the thread stops running it
+ *   vpmu_kvm_vcpu_reset()            at the guest's reset (reboot)
+ *   vpmu_kvm_vcpu_destroy()
+ *
+ * Paused (before the first resume, after a pause), pre_run and post_run do
+ * only what every entry needs (the LVTPC write gate, kvm_gate.h, and the kick
+ * signal's consumption): the guest runs with the vPMU switched out, and
+ * neither counts nor kicks go into its statistics (vpmu-run's null handler
+ * runs so, answering the PMU MSR exits itself). */
+
+/* What every VMM needs, without touching the vCPU's CPUID or signal mask: the
+ * glue's vCPU (*out), its RDPMC mode probed (after the VMM's KVM_SET_CPUID2:
+ * KVM's PMU follows the CPUID), its place in the VM's LVTPC write gate.
+ * Arguments as vpmu_kvm_vcpu_setup(); signo: the signal the glue sends to this
+ * thread to end its KVM_RUN (the gate's kicks, a held PMI's recheck timer);
+ * the VMM makes it do that, its own way.  On the vCPU's thread. */
+int vpmu_kvm_vcpu_init(int vm_fd, int vcpu_fd, struct kvm_run *run, struct vpmu_vcpu *vcpu,
+		       int signo, struct vpmu_kvm_vcpu **out, char err[VPMU_KVM_ERRLEN]);
+/* The conveniences of vpmu_kvm_vcpu_setup(), each alone: KVM_SET_CPUID2 with
+ * the glue's table (vpmu_kvm_cpuid_entries, leaf 1's APIC id the vCPU
+ * index); KVM_SET_SIGNAL_MASK with the calling thread's mask less signo. */
+int vpmu_kvm_vcpu_set_cpuid(int vcpu_fd, const struct vpmu_vcpu *vcpu, char err[VPMU_KVM_ERRLEN]);
+int vpmu_kvm_vcpu_set_signal_mask(int vcpu_fd, int signo, char err[VPMU_KVM_ERRLEN]);
+
+/* The thread starts (or goes on) running the vCPU on host CPU slot host_cpu:
+ * the virtual PMU switches in there (out first from another slot; nothing if
+ * it is in there already: an exit is not a switch).  0, -EINVAL, or the
+ * switch's -errno (message in err). */
+int vpmu_kvm_vcpu_resume(struct vpmu_kvm_vcpu *kv, unsigned host_cpu, char err[VPMU_KVM_ERRLEN]);
+/* Before each KVM_RUN: a pending PMI injected through the guest's LVTPC (or
+ * dropped or held as the CPU would), what the last exits changed applied to
+ * the host counters (vpmu_vcpu_enter), KVM's RDPMC counters loaded
+ * (VPMU_KVM_RDPMC_SYNC), a live-accounting request answered, and the LVTPC
+ * write gate passed.  0; -EINVAL; another -errno where an injection ioctl
+ * failed (message in err; the gate not passed, KVM_RUN not to be called). */
+int vpmu_kvm_vcpu_pre_run(struct vpmu_kvm_vcpu *kv, char err[VPMU_KVM_ERRLEN]);
+/* After each KVM_RUN; run_ret: what it returned, 0 or -errno.  On -EINTR (a
+ * kick): the pending kick signals consumed and what the backend's overflow
+ * signal kicked for landed (vpmu_vcpu_poll), so that its PMI goes in at the
+ * next pre_run.  0, or -EINVAL for NULL. */
+int vpmu_kvm_vcpu_post_run(struct vpmu_kvm_vcpu *kv, int run_ret);
+/* One exit (run: kv's mapped kvm_run): a KVM_EXIT_X86_RDMSR/WRMSR of an MSR
+ * the glue's filter made exit, or of RDPMC (VPMU_KVM_RDPMC_EXIT), is answered
+ * in run->msr (data; error 1 for #GP, which KVM injects at the next entry):
+ * returns 1, and the VMM runs the vCPU again (pre_run first).  Any other exit,
+ * an MSR exit of another reason (KVM_MSR_EXIT_REASON_UNKNOWN, _INVAL) or of an
+ * MSR the VMM added to the filter included: 0, untouched, the VMM's.  -EINVAL
+ * for NULL or another kvm_run. */
+int vpmu_kvm_vcpu_handle_exit(struct vpmu_kvm_vcpu *kv, struct kvm_run *run);
 /* The thread stops running the vCPU: the virtual PMU switches out (its counts
- * land; a later vpmu_kvm_vcpu_run switches it in again).  0, or -EINVAL for NULL. */
+ * land; a later vpmu_kvm_vcpu_resume or vpmu_kvm_vcpu_run switches it in
+ * again).  0, or -EINVAL for NULL. */
 int vpmu_kvm_vcpu_pause(struct vpmu_kvm_vcpu *kv);
+/* The guest resets (a reboot): the vCPU's PMU back to its power-on state
+ * (vpmu_vcpu_reset: every register, a pending PMI dropped), a PMI held for
+ * the LVTPC's unmask dropped.  On the vCPU's thread, or on another while that
+ * thread is out of the steps (QEMU resets with the vCPUs stopped); paused or
+ * not.  The statistics are kept.  0; -EINVAL for NULL; -EIO as
+ * vpmu_vcpu_reset. */
+int vpmu_kvm_vcpu_reset(struct vpmu_kvm_vcpu *kv);
 const struct vpmu_kvm_stats *vpmu_kvm_vcpu_stats(const struct vpmu_kvm_vcpu *kv); /* NULL for NULL */
 enum vpmu_kvm_rdpmc vpmu_kvm_vcpu_rdpmc(const struct vpmu_kvm_vcpu *kv);
 

@@ -409,6 +409,16 @@ bool vpmu_vcpu_running(const struct vpmu_vcpu *vcpu, unsigned *host_cpu);
  * Both return -EINVAL for a vCPU that is not switched in. */
 int vpmu_vcpu_enter(struct vpmu_vcpu *vcpu);
 int vpmu_vcpu_poll(struct vpmu_vcpu *vcpu);
+/* A guest reset (a reboot; KVM's vCPU RESET, not INIT, which leaves the PMU
+ * alone: Intel SDM vol. 3, "Initialization Overview", the table of register
+ * states after RESET and INIT): every register of the vCPU back to the value
+ * it had when the vCPU was created, by host-initiated writes (vpmu_reg_set: no
+ * guest semantics, no perfctr rule), and a pending PMI dropped.  The totals
+ * (accounting) are kept.  With hyper-threading, the core's shared registers
+ * go back with either thread's reset.  Like a save/restore: on the vCPU's
+ * thread, or on another while it is stopped; switched in or out.  0; -EINVAL
+ * for NULL; -EIO where a register does not read its power-on value after. */
+int vpmu_vcpu_reset(struct vpmu_vcpu *vcpu);
 
 /* ---- event filter ----
  * A per-VM event filter with the semantics of KVM's KVM_SET_PMU_EVENT_FILTER

@@ -4,7 +4,8 @@
  * the P6 model.  Expected host write counts follow perfctr's caching (low-level-x86.txt
  * "Caching"; x86.c p6_like_*): cache all-ones at reserve, write_control writes images
  * that differ, isuspend writes 0 to each i-mode control, iresume zeroes an
- * i-mode control unless the cache shows 0 and then restores the counter.
+ * i-mode control unless the cache shows 0 and then restores the counter.  And
+ * vpmu_vcpu_reset on an architectural-perfmon model (test_reset).
  */
 #include <errno.h>
 #include <string.h>
@@ -391,6 +392,78 @@ static void test_destroyed_vm(void)
 	vpmu_vm_destroy(vm);
 }
 
+/* vpmu_vcpu_reset: a guest reboot returns the PMU to its power-on state.  On
+ * architectural perfmon (Intel SDM vol. 3B, "Architectural Performance
+ * Monitoring Version 2"; vol. 4, the architectural MSRs): the event selects,
+ * counters, FIXED_CTR_CTRL and GLOBAL_STATUS are 0, and GLOBAL_CTRL has the
+ * enable bit of every general counter set, so that version-1 software counts
+ * with EN alone.  The accounting is not part of the PMU: it stays. */
+#define ARCH_PMC0           0xC1
+#define ARCH_PERFEVTSEL0    0x186
+#define ARCH_FIXED_CTR0     0x309
+#define ARCH_FIXED_CTR_CTRL 0x38D
+#define ARCH_GLOBAL_STATUS  0x38E
+#define ARCH_GLOBAL_CTRL    0x38F
+#define ARCH_CYCLES_INT_EN  0x53003C   /* UnHalted Core Cycles, USR|OS|INT|EN */
+
+static uint64_t host_get(struct vpmu_vcpu *v, uint32_t msr)
+{
+	uint64_t val = 0xDEAD;
+	return vpmu_reg_get(v, VPMU_SPACE_MSR, msr, &val) == 0 ? val : 0xDEAD;
+}
+
+static void test_reset(void)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *vm;
+	struct vpmu_vcpu *v;
+	struct vpmu_pmu_info pmu;
+	struct vpmu_totals before, after;
+	enum vpmu_fault f;
+	cfg.model = "skylake";
+	if (vpmu_vm_create(host, &cfg, &vm) || vpmu_vcpu_create(vm, 0, &v) ||
+	    vpmu_vm_pmu(vm, &pmu) || vpmu_vcpu_switch_in(v, 0)) {
+		ok(0, "create a Skylake VM and switch its vCPU in");
+		return;
+	}
+	uint64_t gp_enables = (1ull << pmu.nr_general) - 1;
+	is_u64(host_get(v, ARCH_GLOBAL_CTRL), gp_enables,
+	       "skylake: GLOBAL_CTRL powers on with the %u general counters enabled", pmu.nr_general);
+	/* The guest's driver: counter 0 10 cycles from overflow with INT, fixed
+	 * counter 0 on, then 100 cycles: an overflow, its status and a PMI. */
+	vpmu_reg_write(v, VPMU_SPACE_MSR, ARCH_PMC0, (uint64_t)-10 & 0xFFFFFFFFu, &f);
+	vpmu_reg_write(v, VPMU_SPACE_MSR, ARCH_PERFEVTSEL0, ARCH_CYCLES_INT_EN, &f);
+	vpmu_reg_write(v, VPMU_SPACE_MSR, ARCH_FIXED_CTR_CTRL, 0xB, &f);
+	vpmu_reg_write(v, VPMU_SPACE_MSR, ARCH_GLOBAL_CTRL, 1 | 1ull << 32, &f);
+	vpmu_vcpu_enter(v);
+	vpmu_sim_tick(sim, 0, VPMU_EV_CYCLES, 100, VPMU_MODE_KERNEL);
+	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 50, VPMU_MODE_KERNEL);
+	ok(vpmu_vcpu_pmi_pending(v, NULL) && (host_get(v, ARCH_GLOBAL_STATUS) & 1) &&
+	   host_get(v, ARCH_FIXED_CTR0) == 50, "skylake: the guest's counters ran and overflowed");
+	vpmu_vcpu_totals(v, &before);
+	ok(vpmu_vcpu_reset(v) == 0, "vpmu_vcpu_reset");
+	is_u64(host_get(v, ARCH_GLOBAL_CTRL), gp_enables, "reset: GLOBAL_CTRL its power-on value");
+	is_u64(host_get(v, ARCH_PERFEVTSEL0), 0, "reset: PERFEVTSEL0 0");
+	is_u64(host_get(v, ARCH_PMC0), 0, "reset: PMC0 0");
+	is_u64(host_get(v, ARCH_FIXED_CTR_CTRL), 0, "reset: FIXED_CTR_CTRL 0");
+	is_u64(host_get(v, ARCH_FIXED_CTR0), 0, "reset: FIXED_CTR0 0");
+	is_u64(host_get(v, ARCH_GLOBAL_STATUS), 0, "reset: GLOBAL_STATUS 0");
+	ok(!vpmu_vcpu_pmi_pending(v, NULL), "reset: the pending PMI dropped");
+	vpmu_vcpu_totals(v, &after);
+	ok(after.writes == before.writes && after.reads == before.reads,
+	   "reset: the accounting is kept, and the reset's own accesses are not guest accesses");
+	vpmu_vcpu_enter(v);
+	vpmu_sim_tick(sim, 0, VPMU_EV_CYCLES, 100, VPMU_MODE_KERNEL);
+	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 50, VPMU_MODE_KERNEL);
+	ok(host_get(v, ARCH_PMC0) == 0 && host_get(v, ARCH_FIXED_CTR0) == 0 &&
+	   !vpmu_vcpu_pmi_pending(v, NULL), "after the reset nothing counts: every select is off");
+	vpmu_vcpu_switch_out(v);
+	ok(vpmu_vcpu_reset(v) == 0 && host_get(v, ARCH_GLOBAL_CTRL) == gp_enables,
+	   "reset of a vCPU switched out");
+	ok(vpmu_vcpu_reset(NULL) == -EINVAL, "vpmu_vcpu_reset(NULL): -EINVAL");
+	vpmu_vm_destroy(vm);
+}
+
 int main(void)
 {
 	struct vpmu_backend be;
@@ -410,6 +483,7 @@ int main(void)
 	test_misc_enable_save_restore();
 	test_rdpmc();
 	test_destroyed_vm();
+	test_reset();
 	vpmu_host_destroy(host);
 	vpmu_sim_destroy(sim);
 	return tap_done();

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The KVM glue (vmm-glue/kvm_x86.c, kvm_pmi.c, kvm_gate.c) against a fake KVM:
- * this test is linked with -Wl,--wrap=ioctl (Makefile), so the glue's KVM
- * calls on the fake file descriptors below reach __wrap_ioctl, which answers
- * them as KVM's api.rst says and records them.  A guest is a script of exits;
- * the sim backend counts what the script ticks.  The fake LAPIC page is
- * KVM's as far as the glue can tell: KVM_GET_LAPIC copies it out,
- * KVM_SET_LAPIC copies the whole page in (arch/x86/kvm/lapic.c,
- * kvm_apic_set_state), and an IPI or a device interrupt sets a bit of its IRR.
+ * The KVM glue (vmm-glue/kvm_x86.c, kvm_steps.c, kvm_pmi.c, kvm_gate.c) against
+ * a fake KVM (kvm_fake.h: this test's ioctl is wrapped, and the fake answers the
+ * glue's KVM calls as KVM's api.rst says and records them).  A guest is a script
+ * of exits; the sim backend counts what the script ticks.
  *
  * What it checks:
  *   - the time a PMI's delivery takes (KVM_GET_LAPIC, KVM_SET_LAPIC for the
@@ -18,199 +14,29 @@
  *   - on a CPU that auto-masks, no interrupt is lost to the LVTPC mask's
  *     KVM_SET_LAPIC: neither another vCPU's IPIs, sent from inside its
  *     KVM_RUN, nor the VMM's device interrupts, raised between
- *     vpmu_kvm_irq_begin and vpmu_kvm_irq_end (the gate, kvm_gate.h).
+ *     vpmu_kvm_irq_begin and vpmu_kvm_irq_end (the gate, kvm_gate.h);
+ *   - the steps, driven as a VMM with its own run loop drives them (QEMU's
+ *     kvm_cpu_exec: pre_run, KVM_RUN, post_run, handle_exit), with its own CPUID
+ *     and kick: MSR exits answered, a foreign one left to the VMM, a kick
+ *     landing an overflow whose PMI goes in before the next entry, pause and
+ *     resume, and a reset to the power-on register values.
  */
 #include <errno.h>
 #include <linux/kvm.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
+#include "kvm_fake.h"
 #include "tap.h"
 #include "vpmu/backend.h"
 #include "vpmu/kvm_x86.h"
 #include "vpmu/vpmu.h"
-
-int __wrap_ioctl(int fd, unsigned long req, ...);
-int __real_ioctl(int fd, unsigned long req, ...);
-
-#define VM_FD   1000
-#define VCPU_FD 1001            /* vCPU i: VCPU_FD + i */
-#define NR_VCPUS 2
-#define KICK SIGUSR1
-
-/* The P6's registers (Intel SDM vol. 3, "Performance Monitoring Overview: P6
- * family"; docs/models/p6.md) and the LAPIC's (SDM vol. 3, "Advanced
- * Programmable Interrupt Controller": the register map, "Local Vector
- * Table"). */
-#define MSR_PERFCTR0  0xC1
-#define MSR_EVNTSEL0  0x186
-#define EVNTSEL_CYCLES_INT_EN 0x00530079u   /* CPU_CLK_UNHALTED, USR|OS, INT, EN */
-#define APIC_SVR      0x0F0
-#define APIC_IRR      0x200     /* 8 registers of 32 vectors, 16 bytes apart */
-#define APIC_LVTPC    0x340
-#define LVT_MASKED    (1u << 16)
-#define PMI_VECTOR    0xFE
-#define IPI_VECTOR0   0x40      /* the other vCPU's IPIs: 0x40-0x7F */
-#define IRQ_VECTOR0   0x80      /* the VMM's device interrupts: 0x80-0xBF */
-#define NR_VECTORS    64
-
-/* The fake KVM's state, under its lock as KVM's own is under its locks. */
-static pthread_mutex_t kvm_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct kvm_run *runs[NR_VCPUS];
-static uint8_t lapic[NR_VCPUS][KVM_APIC_REG_SIZE];
-static sigset_t run_mask[NR_VCPUS];     /* KVM_SET_SIGNAL_MASK */
-static unsigned slow_us;                /* each PMI delivery call of the glue takes this */
-static struct {
-	unsigned get_lapic, set_lapic, msi, nmi, runs;
-	unsigned msi_masked;            /* MSIs that found the LVTPC masked */
-} calls;
-
-static struct vpmu_sim *sim;
-static int (*script[NR_VCPUS])(unsigned vcpu, unsigned step);
-static unsigned step[NR_VCPUS];
-static _Thread_local volatile sig_atomic_t kicked;
-
-static void on_kick(int sig)
-{
-	(void)sig;
-	kicked = 1;
-}
-
-static void sleep_us(unsigned us)
-{
-	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static uint32_t reg(unsigned vcpu, unsigned off)
-{
-	uint32_t v;
-	memcpy(&v, lapic[vcpu] + off, sizeof(v));
-	return v;
-}
-
-static void set_reg(unsigned vcpu, unsigned off, uint32_t v)
-{
-	memcpy(lapic[vcpu] + off, &v, sizeof(v));
-}
-
-static bool irr(unsigned vcpu, unsigned vec)
-{
-	return reg(vcpu, APIC_IRR + vec / 32 * 16) & (1u << (vec % 32));
-}
-
-static void set_irr(unsigned vcpu, unsigned vec, bool on)
-{
-	uint32_t v = reg(vcpu, APIC_IRR + vec / 32 * 16);
-	v = on ? v | (1u << (vec % 32)) : v & ~(1u << (vec % 32));
-	set_reg(vcpu, APIC_IRR + vec / 32 * 16, v);
-}
-
-/* The guest: exits the script makes KVM_RUN return. */
-static void msr_exit(unsigned vcpu, uint32_t exit_reason, uint32_t index, uint64_t data)
-{
-	struct kvm_run *run = runs[vcpu];
-	run->exit_reason = exit_reason;
-	run->msr.reason = KVM_MSR_EXIT_REASON_FILTER;
-	run->msr.index = index;
-	run->msr.data = data;
-	run->msr.error = 0;
-}
-
-/* KVM_RUN: the guest runs with the kick signal unblocked, as
- * KVM_SET_SIGNAL_MASK asks; a kick ends it with EINTR. */
-static int fake_run(unsigned vcpu)
-{
-	sigset_t old;
-	pthread_mutex_lock(&kvm_lock);
-	calls.runs++;
-	pthread_mutex_unlock(&kvm_lock);
-	pthread_sigmask(SIG_SETMASK, &run_mask[vcpu], &old);
-	int r = kicked ? (errno = EINTR, -1) : script[vcpu](vcpu, step[vcpu]++);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r < 0 && errno == EINTR)
-		kicked = 0;
-	return r;
-}
-
-int __wrap_ioctl(int fd, unsigned long req, ...)
-{
-	va_list ap;
-	va_start(ap, req);
-	unsigned long argv = va_arg(ap, unsigned long);
-	va_end(ap);
-	void *arg = (void *)argv;
-	unsigned vcpu = (unsigned)(fd - VCPU_FD);
-	if (fd != VM_FD && (fd < VCPU_FD || vcpu >= NR_VCPUS))
-		return __real_ioctl(fd, req, arg);
-	switch (req) {
-	case KVM_CHECK_EXTENSION:
-		return (int)argv == KVM_CAP_X86_USER_SPACE_MSR;
-	case KVM_ENABLE_CAP: {
-		const struct kvm_enable_cap *c = arg;
-		if (c->cap == KVM_CAP_X86_USER_SPACE_MSR && (c->args[0] & ~KVM_MSR_EXIT_REASON_FILTER)) {
-			errno = EINVAL;   /* a stock KVM: no RDPMC exit */
-			return -1;
-		}
-		return 0;
-	}
-	case KVM_X86_SET_MSR_FILTER:
-	case KVM_SET_CPUID2:
-		return 0;
-	case KVM_SET_SIGNAL_MASK: {
-		const struct kvm_signal_mask *m = arg;
-		sigemptyset(&run_mask[vcpu]);
-		memcpy(&run_mask[vcpu], m->sigset, m->len < sizeof(sigset_t) ? m->len : sizeof(sigset_t));
-		return 0;
-	}
-	case KVM_GET_MSRS:
-	case KVM_SET_MSRS:
-		errno = EINVAL;           /* no KVM PMU to keep RDPMC in step with */
-		return -1;
-	case KVM_GET_LAPIC:
-		pthread_mutex_lock(&kvm_lock);
-		calls.get_lapic++;
-		memcpy(arg, lapic[vcpu], KVM_APIC_REG_SIZE);
-		pthread_mutex_unlock(&kvm_lock);
-		sleep_us(slow_us);
-		return 0;
-	case KVM_SET_LAPIC:
-		sleep_us(slow_us);
-		pthread_mutex_lock(&kvm_lock);
-		calls.set_lapic++;
-		memcpy(lapic[vcpu], arg, KVM_APIC_REG_SIZE);
-		pthread_mutex_unlock(&kvm_lock);
-		return 0;
-	case KVM_SIGNAL_MSI: {
-		const struct kvm_msi *msi = arg;
-		unsigned dest = (msi->address_lo >> 12) & 0xFF;
-		sleep_us(slow_us);
-		pthread_mutex_lock(&kvm_lock);
-		calls.msi++;
-		calls.msi_masked += !!(reg(dest, APIC_LVTPC) & LVT_MASKED);
-		set_irr(dest, msi->data & 0xFF, true);
-		pthread_mutex_unlock(&kvm_lock);
-		return 1;
-	}
-	case KVM_NMI:
-		sleep_us(slow_us);
-		pthread_mutex_lock(&kvm_lock);
-		calls.nmi++;
-		pthread_mutex_unlock(&kvm_lock);
-		return 0;
-	case KVM_RUN:
-		return fake_run(vcpu);
-	}
-	errno = ENOTTY;
-	return -1;
-}
 
 /* ---- a VM on the fake KVM ---- */
 
@@ -230,7 +56,23 @@ static void fake_reset(void)
 		set_reg(i, APIC_LVTPC, PMI_VECTOR);          /* fixed delivery, unmasked */
 		set_reg(i, 0x020, i << 24);                  /* the APIC id, xAPIC style */
 		step[i] = 0;
+		has_run_mask[i] = false;
 	}
+}
+
+/* A backend whose overflows land only when the glue polls, as the perf
+ * backend's do (its overflow signal kicks the vCPU thread, and
+ * vpmu_vcpu_poll reads what overflowed): the sim, with the cycles the guest
+ * ran counted at the poll. */
+static bool deferred;
+static struct vpmu_backend_ops deferred_ops;
+static uint64_t deferred_cycles[NR_VCPUS];
+
+static void deferred_poll(void *ctx, unsigned cpu)
+{
+	(void)ctx;
+	vpmu_sim_tick(sim, cpu, VPMU_EV_CYCLES, deferred_cycles[cpu], VPMU_MODE_KERNEL);
+	deferred_cycles[cpu] = 0;
 }
 
 static bool vm_up(struct vm *m, const char *model, int cpumodel)
@@ -243,6 +85,11 @@ static bool vm_up(struct vm *m, const char *model, int cpumodel)
 	cfg.cpumodel = cpumodel;
 	vpmu_sim_create(NR_VCPUS, &sim);
 	vpmu_sim_backend(sim, &be);
+	if (deferred) {
+		deferred_ops = *be.ops;
+		deferred_ops.poll = deferred_poll;
+		be.ops = &deferred_ops;
+	}
 	vpmu_host_create(&be, NR_VCPUS, &m->host);
 	vpmu_sim_attach(sim, m->host);
 	int r = vpmu_vm_create(m->host, &cfg, &m->vm);
@@ -505,6 +352,216 @@ static void no_lost_interrupts(void)
 	vm_down(&m);
 }
 
+/* ---- a VMM with its own run loop: the glue's steps ---- */
+
+/* The P6's other PMU registers and the VMM's own MSR (Intel SDM vol. 3,
+ * "Performance Monitoring Overview: P6 family"; vol. 4, the MSR lists). */
+#define MSR_EVNTSEL1      0x187
+#define MSR_MISC_ENABLE   0x1A0
+#define MSR_CORE_THREADS  0x35      /* MSR_CORE_THREAD_COUNT: QEMU filters it for itself */
+#define UNTOUCHED         0xDEADull
+#define FAST_STRINGS      0x1ull    /* IA32_MISC_ENABLE bit 0: not the PMU's */
+/* IA32_MISC_ENABLE's PMU bits (bit 7 performance monitoring available, bits
+ * 11 and 12 BTS and PEBS unavailable): read-only, set from power-on on a CPU
+ * that has the MSR (the Pentium M) and no BTS or PEBS to offer. */
+#define MISC_ENABLE_POWER_ON ((1ull << 7) | (1ull << 11) | (1ull << 12))
+
+/* The guest of the own loop, one exit per KVM_RUN: its driver loads counter
+ * 0 (10 cycles from overflow, i-mode), programs it, reads the select back, and
+ * touches an MSR that is the VMM's; then it runs 100 cycles, and the backend's
+ * overflow signal kicks the thread (counted at the poll: deferred_poll); then
+ * it sets a bit of IA32_MISC_ENABLE that is not the PMU's, and halts. */
+static int own_guest(unsigned vcpu, unsigned n)
+{
+	switch (n) {
+	case 0:
+		msr_exit(vcpu, KVM_EXIT_X86_WRMSR, MSR_PERFCTR0, (uint64_t)-10 & 0xFFFFFFFFu);
+		return 0;
+	case 1:
+		msr_exit(vcpu, KVM_EXIT_X86_WRMSR, MSR_EVNTSEL0, EVNTSEL_CYCLES_INT_EN);
+		return 0;
+	case 2:
+		msr_exit(vcpu, KVM_EXIT_X86_RDMSR, MSR_EVNTSEL0, UNTOUCHED);
+		return 0;
+	case 3:
+		msr_exit(vcpu, KVM_EXIT_X86_RDMSR, MSR_CORE_THREADS, UNTOUCHED);
+		return 0;
+	case 4:
+		deferred_cycles[vcpu] += 100;
+		pthread_kill(pthread_self(), KICK);   /* unblocked here: the handler runs now */
+		errno = EINTR;
+		return -1;
+	case 5:
+		msr_exit(vcpu, KVM_EXIT_X86_WRMSR, MSR_MISC_ENABLE, MISC_ENABLE_POWER_ON | FAST_STRINGS);
+		return 0;
+	default:
+		runs[vcpu]->exit_reason = KVM_EXIT_HLT;
+		return 0;
+	}
+}
+
+/* One pass of the VMM's loop up to the exit: pre_run, KVM_RUN, post_run, as
+ * QEMU's kvm_cpu_exec() orders kvm_arch_pre_run, KVM_RUN and
+ * kvm_arch_post_run.  KVM_RUN's result, 0 or -errno. */
+static int own_pass(struct vpmu_kvm_vcpu *kv)
+{
+	char err[VPMU_KVM_ERRLEN] = "";
+	int r = vpmu_kvm_vcpu_pre_run(kv, err);
+	if (r < 0) {
+		printf("#   pre_run: %d %s\n", r, err);
+		return r;
+	}
+	r = ioctl(VCPU_FD, KVM_RUN, 0) < 0 ? -errno : 0;
+	vpmu_kvm_vcpu_post_run(kv, r);
+	return r;
+}
+
+static uint64_t get(struct vpmu_vcpu *v, uint32_t msr)
+{
+	uint64_t val = UNTOUCHED;
+	return vpmu_reg_get(v, VPMU_SPACE_MSR, msr, &val) == 0 ? val : UNTOUCHED;
+}
+
+static uint64_t switch_ins(struct vpmu_vcpu *v)
+{
+	struct vpmu_totals t;
+	vpmu_vcpu_totals(v, &t);
+	return t.switch_ins;
+}
+
+static void *own_loop_thread(void *p)
+{
+	struct vm *m = p;
+	struct kvm_run *run = runs[0];
+	char err[VPMU_KVM_ERRLEN] = "";
+	/* The VMM's own kick: the signal unblocked on the thread, its handler
+	 * ending a KVM_RUN (kvmtool's way; QEMU's handler sets immediate_exit). */
+	sigset_t k;
+	sigemptyset(&k);
+	sigaddset(&k, KICK);
+	pthread_sigmask(SIG_UNBLOCK, &k, NULL);
+
+	/* The VMM's own CPUID table, from the glue's leaves, then the glue. */
+	union {
+		struct kvm_cpuid2 c;
+		unsigned char bytes[sizeof(struct kvm_cpuid2) +
+				    VPMU_MAX_CPUID_LEAVES * sizeof(struct kvm_cpuid_entry2)];
+	} cpuid;
+	memset(&cpuid, 0, sizeof(cpuid));
+	int n = vpmu_kvm_cpuid_entries(m->vm, 0, cpuid.c.entries, VPMU_MAX_CPUID_LEAVES);
+	cpuid.c.nent = n > 0 ? (uint32_t)n : 0;
+	ioctl(VCPU_FD, KVM_SET_CPUID2, &cpuid);
+	int r = vpmu_vcpu_create(m->vm, 0, &m->v[0]);
+	r = r ? r : vpmu_kvm_vcpu_init(VM_FD, VCPU_FD, run, m->v[0], KICK, &m->kv[0], err);
+	ok(r == 0 && n > 0, "own loop: vpmu_kvm_vcpu_init after the VMM's own CPUID (%d %s)", r, err);
+	if (r)
+		return NULL;
+	struct vpmu_kvm_vcpu *kv = m->kv[0];
+	struct vpmu_vcpu *v = m->v[0];
+	const struct vpmu_kvm_stats *s = vpmu_kvm_vcpu_stats(kv);
+	ok(calls.set_cpuid == 1 && calls.set_signal_mask == 0,
+	   "own loop: the glue set neither CPUID nor the signal mask (KVM_SET_CPUID2 %u: the "
+	   "VMM's; KVM_SET_SIGNAL_MASK %u)", calls.set_cpuid, calls.set_signal_mask);
+
+	ok(vpmu_kvm_vcpu_resume(kv, 0, err) == 0 && vpmu_kvm_vcpu_resume(kv, 0, err) == 0 &&
+	   vpmu_vcpu_running(v, NULL) && switch_ins(v) == 1,
+	   "own loop: resume switches the vPMU in once; again on the same slot, nothing");
+
+	/* WRMSR PERFCTR0: a P6 counter write sign-extends bit 31 into 40 bits. */
+	r = own_pass(kv);
+	ok(r == 0 && vpmu_kvm_vcpu_handle_exit(kv, run) == 1 && run->msr.error == 0 &&
+	   get(v, MSR_PERFCTR0) == 0xFFFFFFFFF6ull,
+	   "own loop: a WRMSR exit of PERFCTR0 is the vPMU's, answered (0x%llx)",
+	   (unsigned long long)get(v, MSR_PERFCTR0));
+	r = own_pass(kv);
+	ok(r == 0 && vpmu_kvm_vcpu_handle_exit(kv, run) == 1 && run->msr.error == 0 &&
+	   get(v, MSR_EVNTSEL0) == EVNTSEL_CYCLES_INT_EN, "own loop: a WRMSR exit of EVNTSEL0 answered");
+	r = own_pass(kv);
+	ok(r == 0 && vpmu_kvm_vcpu_handle_exit(kv, run) == 1 && run->msr.error == 0 &&
+	   run->msr.data == EVNTSEL_CYCLES_INT_EN,
+	   "own loop: a RDMSR exit of EVNTSEL0 answered with what the guest wrote (0x%llx)",
+	   (unsigned long long)run->msr.data);
+	r = own_pass(kv);
+	ok(r == 0 && vpmu_kvm_vcpu_handle_exit(kv, run) == 0 && run->msr.data == UNTOUCHED &&
+	   s->msr_exits == 3,
+	   "own loop: a RDMSR exit of the VMM's MSR_CORE_THREAD_COUNT left to the VMM, untouched");
+	ok(vpmu_kvm_vcpu_handle_exit(kv, NULL) == -EINVAL &&
+	   vpmu_kvm_vcpu_handle_exit(NULL, run) == -EINVAL,
+	   "own loop: handle_exit refuses NULL and another kvm_run");
+	ok(s->msr_timed == 1, "own loop: the first exit timed to the next entry (msr_timed %llu)",
+	   (unsigned long long)s->msr_timed);
+
+	/* The guest runs 100 cycles; the overflow signal kicks. */
+	ok(vpmu_kvm_vcpu_pre_run(kv, err) == 0, "own loop: pre_run before the kicked run");
+	r = ioctl(VCPU_FD, KVM_RUN, 0) < 0 ? -errno : 0;
+	bool before = vpmu_vcpu_pmi_pending(v, NULL);
+	vpmu_kvm_vcpu_post_run(kv, r);
+	/* -10 + 100 cycles wraps the 40-bit counter to 90, with INT: a PMI. */
+	ok(r == -EINTR && !before && vpmu_vcpu_pmi_pending(v, NULL) && s->kicks == 1 &&
+	   get(v, MSR_PERFCTR0) == 90,
+	   "own loop: a kick's post_run lands the overflow (PMI pending %d before, %d after; "
+	   "PERFCTR0 %llu)", before, vpmu_vcpu_pmi_pending(v, NULL),
+	   (unsigned long long)get(v, MSR_PERFCTR0));
+	unsigned msi = calls.msi, set_lapic = calls.set_lapic;
+	r = own_pass(kv);
+	/* The Pentium M auto-masks: the LVTPC masked, then the fixed vector. */
+	ok(r == 0 && calls.msi == msi + 1 && calls.set_lapic == set_lapic + 1 &&
+	   calls.msi_masked == 1 && irr(0, PMI_VECTOR) && s->pmis_fixed == 1 &&
+	   !vpmu_vcpu_pmi_pending(v, NULL),
+	   "own loop: pre_run injects the PMI through the LVTPC before the entry");
+	ok(vpmu_kvm_vcpu_handle_exit(kv, run) == 1 && get(v, MSR_MISC_ENABLE) ==
+	   (MISC_ENABLE_POWER_ON | FAST_STRINGS), "own loop: the guest sets IA32_MISC_ENABLE bit 0");
+	r = own_pass(kv);
+	ok(r == 0 && run->exit_reason == KVM_EXIT_HLT && vpmu_kvm_vcpu_handle_exit(kv, run) == 0,
+	   "own loop: the halt is the VMM's");
+
+	/* Pause and resume. */
+	ok(vpmu_kvm_vcpu_pause(kv) == 0 && !vpmu_vcpu_running(v, NULL) &&
+	   vpmu_kvm_vcpu_pre_run(kv, err) == 0 && vpmu_kvm_vcpu_post_run(kv, 0) == 0,
+	   "own loop: paused, the vPMU is switched out and pre_run/post_run pass");
+	ok(vpmu_kvm_vcpu_resume(kv, 0, err) == 0 && vpmu_vcpu_running(v, NULL) && switch_ins(v) == 2 &&
+	   get(v, MSR_PERFCTR0) == 90, "own loop: resumed, switched in again with its count");
+
+	/* Reset (a reboot), with a PMI pending: 2^40 cycles wrap the counter. */
+	vpmu_sim_tick(sim, 0, VPMU_EV_CYCLES, 1ull << 40, VPMU_MODE_KERNEL);
+	bool pending = vpmu_vcpu_pmi_pending(v, NULL);
+	ok(vpmu_kvm_vcpu_reset(kv) == 0, "own loop: reset");
+	ok(pending && !vpmu_vcpu_pmi_pending(v, NULL), "own loop: reset drops the pending PMI");
+	is_u64(get(v, MSR_PERFCTR0), 0, "own loop: reset: PERFCTR0 0");
+	is_u64(get(v, MSR_EVNTSEL0), 0, "own loop: reset: EVNTSEL0 0 (disabled)");
+	is_u64(get(v, MSR_EVNTSEL1), 0, "own loop: reset: EVNTSEL1 0");
+	is_u64(get(v, MSR_MISC_ENABLE), MISC_ENABLE_POWER_ON,
+	       "own loop: reset: IA32_MISC_ENABLE its PMU bits only");
+	vpmu_sim_tick(sim, 0, VPMU_EV_CYCLES, 100, VPMU_MODE_KERNEL);
+	msi = calls.msi;
+	ok(get(v, MSR_PERFCTR0) == 0 && vpmu_kvm_vcpu_pre_run(kv, err) == 0 &&
+	   vpmu_kvm_vcpu_post_run(kv, 0) == 0 && calls.msi == msi,
+	   "own loop: after the reset the counter stays at 0 and no PMI goes in");
+	ok(vpmu_kvm_vcpu_reset(NULL) == -EINVAL && vpmu_vcpu_reset(NULL) == -EINVAL,
+	   "reset refuses NULL");
+	return NULL;
+}
+
+static void own_loop(void)
+{
+	struct vm m;
+	pthread_t t;
+	fake_reset();
+	slow_us = 0;
+	script[0] = own_guest;
+	deferred = true;
+	memset(deferred_cycles, 0, sizeof(deferred_cycles));
+	/* a Pentium M: the LVTPC auto-masks, and IA32_MISC_ENABLE exists */
+	bool up = vm_up(&m, "p6", 13);
+	ok(up, "own loop: Pentium M VM on the fake KVM, overflows landing at the poll");
+	if (up) {
+		pthread_create(&t, NULL, own_loop_thread, &m);
+		pthread_join(t, NULL);
+		vm_down(&m);
+	}
+	deferred = false;
+}
+
 int main(void)
 {
 	struct sigaction sa;
@@ -526,6 +583,7 @@ int main(void)
 	timing("p6 (Pentium III)", -1, false);              /* no auto-mask */
 	timing("p6 cpumodel 13 (Pentium M)", 13, true);     /* LVTPC masked on delivery */
 	no_lost_interrupts();
+	own_loop();
 	for (unsigned i = 0; i < NR_VCPUS; i++)
 		free(runs[i]);
 	return tap_done();

@@ -54,23 +54,24 @@ static bool run_done(struct run *rn)
 /* The same MSR exits (the glue's filter) answered by a handler that does
  * nothing (reads 0, writes ignored): the baseline of bench/kvm-exits.sh's
  * side-by-side measurement, switched on and off by the guest
- * (VPMU_UCALL_NULL_PMU) where vpmu-run --null-pmu allows it. */
+ * (VPMU_UCALL_NULL_PMU) where vpmu-run --null-pmu allows it.  A run loop of
+ * the glue's steps (kvm_x86.h, "The steps") with the vPMU paused: pre_run and
+ * post_run do only what every entry needs (the LVTPC write gate, the kick's
+ * consumption), and the handler stands where vpmu_kvm_vcpu_handle_exit would. */
 static int null_pmu_run(struct vcpu_ctx *c)
 {
 	for (;;) {
-		if (ioctl(c->fd, KVM_RUN, 0) < 0) {
-			int e = errno;
-			if (e == EAGAIN)   /* a vCPU waiting for INIT/SIPI (kvm_x86.c) */
-				continue;
-			if (e != EINTR)
-				return -e;
-			sigset_t kick;
-			struct timespec zero = { 0, 0 };
-			sigemptyset(&kick);
-			sigaddset(&kick, KICK_SIGNAL);
-			while (sigtimedwait(&kick, NULL, &zero) > 0)
-				;
-			return -EINTR;
+		int r = vpmu_kvm_vcpu_pre_run(c->kv, c->err);
+		if (r < 0)
+			return r;
+		r = ioctl(c->fd, KVM_RUN, 0) < 0 ? -errno : 0;
+		vpmu_kvm_vcpu_post_run(c->kv, r);
+		if (r == -EAGAIN)   /* a vCPU waiting for INIT/SIPI (kvm_steps.c) */
+			continue;
+		if (r < 0) {
+			if (r != -EINTR)
+				snprintf(c->err, sizeof(c->err), "KVM_RUN: %s", strerror(-r));
+			return r;
 		}
 		if (c->run->exit_reason == KVM_EXIT_X86_RDMSR)
 			c->run->msr.data = 0;
