@@ -109,10 +109,10 @@ static struct kvm_gate *vm_gate(const struct vpmu_vm *vm)
 	return g ? g->gate : NULL;
 }
 
-int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
+/* KVM's PMU off and user-space MSR exits on, with RDPMC exits where KVM has
+ * them (*rdpmc). */
+static int vm_caps(int vm_fd, bool *rdpmc, char *err)
 {
-	if (vm_fd < 0 || !vm)
-		return kvm_glue_fail(err, EINVAL, "vpmu_kvm_vm_setup: bad VM");
 	/* KVM's own PMU would answer the PMU MSRs itself and own RDPMC; where it can
 	 * be turned off per VM, turn it off (it must happen before any vCPU exists).
 	 * 0 from the check means KVM's PMU is already off (no host PMU, or
@@ -129,18 +129,23 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 		return kvm_glue_fail(err, ENOTSUP,
 				     "KVM_CAP_X86_USER_SPACE_MSR is not offered by this KVM");
 	/* Guest RDPMC exits too where KVM has the change of patches/kvm-rdpmc: a
-	 * KVM without it refuses the unknown reason bit with EINVAL. */
+	 * KVM without it refuses the unknown reason bit with EINVAL.  Enabling
+	 * the capability again replaces the reasons a VMM enabled before (KVM's
+	 * x86.c kvm_vm_ioctl_enable_cap), so FILTER is always among them. */
 	struct kvm_enable_cap c = { .cap = KVM_CAP_X86_USER_SPACE_MSR,
 				    .args = { KVM_MSR_EXIT_REASON_FILTER | KVM_MSR_EXIT_REASON_RDPMC } };
-	bool rdpmc = ioctl(vm_fd, KVM_ENABLE_CAP, &c) == 0;
-	if (!rdpmc) {
+	*rdpmc = ioctl(vm_fd, KVM_ENABLE_CAP, &c) == 0;
+	if (!*rdpmc) {
 		c.args[0] = KVM_MSR_EXIT_REASON_FILTER;
 		if (ioctl(vm_fd, KVM_ENABLE_CAP, &c) < 0)
 			return kvm_glue_fail(err, errno, "KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR)");
 	}
-	int r = set_msr_filter(vm_fd, vm, err);
-	if (r)
-		return r;
+	return 0;
+}
+
+/* What the VM's vCPUs' setup needs to know (struct kvm_glue_vm). */
+static int vm_attach(struct vpmu_vm *vm, bool rdpmc, char *err)
+{
 	struct kvm_glue_vm *g = vpmu_vm_glue_data(vm);
 	if (!g) {
 		g = calloc(1, sizeof(*g));
@@ -155,6 +160,26 @@ int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
 	}
 	g->rdpmc_exits = rdpmc;
 	return 0;
+}
+
+int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
+{
+	bool rdpmc;
+	if (vm_fd < 0 || !vm)
+		return kvm_glue_fail(err, EINVAL, "vpmu_kvm_vm_setup: bad VM");
+	int r = vm_caps(vm_fd, &rdpmc, err);
+	if (!r)
+		r = set_msr_filter(vm_fd, vm, err);
+	return r ? r : vm_attach(vm, rdpmc, err);
+}
+
+int vpmu_kvm_vm_init(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN])
+{
+	bool rdpmc;
+	if (vm_fd < 0 || !vm)
+		return kvm_glue_fail(err, EINVAL, "vpmu_kvm_vm_init: bad VM");
+	int r = vm_caps(vm_fd, &rdpmc, err);
+	return r ? r : vm_attach(vm, rdpmc, err);
 }
 
 void vpmu_kvm_irq_begin(struct vpmu_vm *vm)

@@ -111,6 +111,14 @@ enum vpmu_kvm_rdpmc {
  * virtual PMU it presents (which records whether RDPMC exits were enabled).
  * Turns KVM's own PMU off where KVM offers that. */
 int vpmu_kvm_vm_setup(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN]);
+/* vpmu_kvm_vm_setup() without the MSR filter, for a VMM that keeps its own
+ * (KVM has one filter per VM, and a second KVM_X86_SET_MSR_FILTER replaces the
+ * first): KVM's PMU off, user-space MSR exits with KVM_MSR_EXIT_REASON_FILTER
+ * (and _RDPMC where KVM has it) on.  The VMM's filter must make the MSRs
+ * vpmu_vm_trapped_regs(vm, VPMU_SPACE_MSR, ...) lists exit (a clear bit in a
+ * filter range: Documentation/virt/kvm/api.rst, KVM_X86_SET_MSR_FILTER), and
+ * vpmu_kvm_vcpu_handle_exit() answers them. */
+int vpmu_kvm_vm_init(int vm_fd, struct vpmu_vm *vm, char err[VPMU_KVM_ERRLEN]);
 
 /* vm_fd: the KVM VM (PMIs go in as MSIs); vcpu_fd and run: the KVM vCPU and its
  * mapped kvm_run;

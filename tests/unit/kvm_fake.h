@@ -59,6 +59,8 @@ static struct {
 	unsigned get_lapic, set_lapic, msi, nmi, runs;
 	unsigned set_cpuid, set_signal_mask;
 	unsigned msi_masked;            /* MSIs that found the LVTPC masked */
+	unsigned set_msr_filter;
+	uint64_t msr_exit_reasons;      /* KVM_CAP_X86_USER_SPACE_MSR's, as enabled */
 } calls;
 
 static struct vpmu_sim *sim;
@@ -152,9 +154,12 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 			errno = EINVAL;   /* a stock KVM: no RDPMC exit */
 			return -1;
 		}
+		if (c->cap == KVM_CAP_X86_USER_SPACE_MSR)
+			calls.msr_exit_reasons = c->args[0];
 		return 0;
 	}
 	case KVM_X86_SET_MSR_FILTER:
+		calls.set_msr_filter++;
 		return 0;
 	case KVM_SET_CPUID2:
 		pthread_mutex_lock(&kvm_lock);

@@ -75,6 +75,9 @@ static void deferred_poll(void *ctx, unsigned cpu)
 	deferred_cycles[cpu] = 0;
 }
 
+/* The VMM keeps its own MSR filter (vpmu_kvm_vm_init, as QEMU does). */
+static bool own_filter;
+
 static bool vm_up(struct vm *m, const char *model, int cpumodel)
 {
 	struct vpmu_backend be;
@@ -93,7 +96,8 @@ static bool vm_up(struct vm *m, const char *model, int cpumodel)
 	vpmu_host_create(&be, NR_VCPUS, &m->host);
 	vpmu_sim_attach(sim, m->host);
 	int r = vpmu_vm_create(m->host, &cfg, &m->vm);
-	r = r ? r : vpmu_kvm_vm_setup(VM_FD, m->vm, err);
+	r = r ? r : own_filter ? vpmu_kvm_vm_init(VM_FD, m->vm, err)
+		  : vpmu_kvm_vm_setup(VM_FD, m->vm, err);
 	if (r)
 		printf("#   %s\n", err);
 	return r == 0;
@@ -551,9 +555,19 @@ static void own_loop(void)
 	script[0] = own_guest;
 	deferred = true;
 	memset(deferred_cycles, 0, sizeof(deferred_cycles));
-	/* a Pentium M: the LVTPC auto-masks, and IA32_MISC_ENABLE exists */
+	/* a Pentium M: the LVTPC auto-masks, and IA32_MISC_ENABLE exists; the
+	 * VMM's own MSR filter (its kvm_filter_msr_range's, in QEMU) */
+	own_filter = true;
 	bool up = vm_up(&m, "p6", 13);
+	own_filter = false;
 	ok(up, "own loop: Pentium M VM on the fake KVM, overflows landing at the poll");
+	ok(calls.set_msr_filter == 0 && calls.msr_exit_reasons == KVM_MSR_EXIT_REASON_FILTER,
+	   "own loop: vpmu_kvm_vm_init leaves the MSR filter to the VMM (%u KVM_X86_SET_MSR_FILTER) "
+	   "and enables the filter's exits (reasons 0x%llx; this KVM has no RDPMC exit)",
+	   calls.set_msr_filter, (unsigned long long)calls.msr_exit_reasons);
+	char e2[VPMU_KVM_ERRLEN];
+	ok(vpmu_kvm_vm_init(-1, m.vm, e2) == -EINVAL && vpmu_kvm_vm_init(VM_FD, NULL, e2) == -EINVAL,
+	   "vpmu_kvm_vm_init refuses a bad fd or a NULL VM");
 	if (up) {
 		pthread_create(&t, NULL, own_loop_thread, &m);
 		pthread_join(t, NULL);
