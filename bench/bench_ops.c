@@ -19,6 +19,11 @@
  *   live-publish one answered request: the vCPU's totals (vpmu_vcpu_totals) and
  *                glue statistics published under the sequence count, as the vCPU
  *                thread does before its next entry once per snapshot asked for
+ *   save         vpmu_vcpu_save of the switched-out vCPU 1 (its event select
+ *                programmed) into a buffer: a migration's or savevm's per-vCPU cost
+ *   restore      vpmu_vcpu_restore of that blob into vCPU 1: the blob checked,
+ *                the vCPU's own state taken (for a rollback) and every register,
+ *                counter, PMI and total applied
  *   baseline     the measuring loop with an empty operation (its overhead)
  *   decode       the event table's O(1) decode of an event select image to its
  *                entry (vpmu/events.h vpmu_event_decode), per table, over the
@@ -48,6 +53,7 @@
 #include <valgrind/callgrind.h>
 
 #include "vpmu/backend.h"
+#include "vpmu/save.h"
 #include "vpmu/vpmu.h"
 #include "../vmm-glue/kvm_live.h"
 /* Internal: the generated event tables and their inline decode (docs/events.md). */
@@ -203,6 +209,33 @@ __attribute__((noinline)) static void op_global_same(struct bench *b, uint64_t i
 	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, 0x38F, 0xF, &f);
 }
 
+/* save, restore: vCPU 1 is switched out (bench_setup).  restore loads into
+ * it, in turn, the blobs of vCPU 0 and of itself, saved at its first
+ * iteration: another event select, counter values and totals each time, as a
+ * migration's restore into a fresh vCPU changes them. */
+static uint8_t state_blob[2][VPMU_STATE_MAX];
+static size_t state_len[2];
+
+__attribute__((noinline)) static void op_save(struct bench *b, uint64_t i)
+{
+	(void)i;
+	if (vpmu_vcpu_save(b->vcpu[1], state_blob[1], sizeof(state_blob[1]), &state_len[1]))
+		die("save");
+}
+
+__attribute__((noinline)) static void op_restore(struct bench *b, uint64_t i)
+{
+	if (i == 0) {
+		vpmu_vcpu_switch_out(b->vcpu[0]);
+		if (vpmu_vcpu_save(b->vcpu[0], state_blob[0], sizeof(state_blob[0]), &state_len[0]))
+			die("save");
+		vpmu_vcpu_switch_in(b->vcpu[0], 0);
+		op_save(b, i);
+	}
+	if (vpmu_vcpu_restore(b->vcpu[1], state_blob[i & 1], state_len[i & 1], NULL))
+		die("restore");
+}
+
 /* decode: the table measured, and the images of Sapphire Rapids' events. */
 static const struct vpmu_event_table *decode_table;
 static uint64_t decode_image[4096], decode_aux[4096];
@@ -249,6 +282,8 @@ static const struct op ops[] = {
 	{ "switch-miss", op_switch_miss },
 	{ "pmi-handler", op_pmi_handler },
 	{ "global-same", op_global_same },
+	{ "save", op_save },
+	{ "restore", op_restore },
 };
 #define NR_OPS (sizeof(ops) / sizeof(ops[0]))
 

@@ -2,9 +2,10 @@
 # libFuzzer targets (make fuzz; tests/fuzz.t runs them briefly under make check).
 #   make -f fuzz/fuzz.mk            build every target and run each for FUZZ_SECONDS
 #   make -f fuzz/fuzz.mk build      build only (build/fuzz/fuzz_reg_access, fuzz_trace,
-#                                   fuzz_call, fuzz_host_access, fuzz_image, fuzz_acct_json)
+#                                   fuzz_call, fuzz_host_access, fuzz_image, fuzz_acct_json,
+#                                   fuzz_state)
 #   make -f fuzz/fuzz.mk run-call   one target (run-reg-access, run-trace, run-call,
-#                                   run-host-access, run-image, run-acct-json)
+#                                   run-host-access, run-image, run-acct-json, run-state)
 # A crash leaves its input as build/fuzz/crash-* (leak-*, timeout-*) and fails the run;
 # replay it with: build/fuzz/fuzz_trace build/fuzz/crash-...
 CLANG        ?= clang
@@ -45,10 +46,11 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(FB)/obj/%.o)
 # memory blow-up as well; leaks are reported (ASan's LSan is on by default).
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(FB)/ -print_final_stats=1
 
-.PHONY: all build run run-reg-access run-trace run-call run-host-access run-image run-acct-json
+.PHONY: all build run run-reg-access run-trace run-call run-host-access run-image run-acct-json \
+	run-state
 all: run
 build: $(FB)/fuzz_reg_access $(FB)/fuzz_trace $(FB)/fuzz_call $(FB)/fuzz_host_access \
-	$(FB)/fuzz_image $(FB)/fuzz_acct_json
+	$(FB)/fuzz_image $(FB)/fuzz_acct_json $(FB)/fuzz_state
 
 $(FB)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -66,6 +68,9 @@ $(FB)/fuzz_call: $(FB)/obj/fuzz/fuzz_call.o $(LIB_OBJ)
 $(FB)/fuzz_host_access: $(FB)/obj/fuzz/fuzz_host_access.o $(LIB_OBJ)
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
 
+$(FB)/fuzz_state: $(FB)/obj/fuzz/fuzz_state.o $(LIB_OBJ)
+	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
+
 $(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/run/guest_boot.o \
 		$(FB)/obj/tools/run/linux_boot.o $(FB)/obj/tools/run/boot_x86.o
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^
@@ -73,7 +78,7 @@ $(FB)/fuzz_image: $(FB)/obj/fuzz/fuzz_image.o $(FB)/obj/tools/run/guest_boot.o \
 $(FB)/fuzz_acct_json: $(FB)/obj/fuzz/fuzz_acct_json.o $(TOOL_OBJ) $(LIB_OBJ)
 	$(CLANG) $(LDFLAGS_FUZZ) -o $@ $^ $(LDLIBS)
 
-run: run-reg-access run-trace run-call run-host-access run-image run-acct-json
+run: run-reg-access run-trace run-call run-host-access run-image run-acct-json run-state
 
 # Seeds: fuzz/seeds/acct_json/, pure JSON documents of each shape the writer
 # makes (no VM, one, several, vCPUs with violations, vpmu-run's with "kvm" and
@@ -113,6 +118,15 @@ run-host-access: $(FB)/fuzz_host_access
 	@mkdir -p $(FB)/corpus/host_access
 	$(FB)/fuzz_host_access $(FUZZ_OPTS) -max_len=512 -max_total_time=$(FUZZ_SECONDS) \
 		$(FB)/corpus/host_access
+
+# The restore of a vCPU's state blob (fuzz/fuzz_state.c): raw blobs, and the
+# source's blob patched, cut and resealed.  Seeds: one input per mode
+# (fuzz/state-seeds.sh), so that the runs start past the header's checks.
+run-state: $(FB)/fuzz_state
+	@rm -rf $(FB)/seed/state && mkdir -p $(FB)/corpus/state
+	sh fuzz/state-seeds.sh $(FB)/seed/state
+	$(FB)/fuzz_state $(FUZZ_OPTS) -max_len=1024 -max_total_time=$(FUZZ_SECONDS) \
+		$(FB)/corpus/state $(FB)/seed/state
 
 # vpmu-run's image loaders (tools/run/guest_boot.c, linux_boot.c) on arbitrary
 # files: flat, multiboot with the a.out kludge, ELF32/ELF64, truncated headers,

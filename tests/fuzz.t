@@ -6,8 +6,8 @@
 # VPMU_FUZZ_BUILD the build directory (default build/fuzz, fuzz/fuzz.mk's FB).
 SECS=${FUZZ_T_SECONDS:-10}
 FB=${VPMU_FUZZ_BUILD:-build/fuzz}
-TARGETS="fuzz_reg_access fuzz_trace fuzz_call fuzz_host_access fuzz_image fuzz_acct_json"
-echo "1..7"
+TARGETS="fuzz_reg_access fuzz_trace fuzz_call fuzz_host_access fuzz_image fuzz_acct_json fuzz_state"
+echo "1..8"
 
 # not_built: a "not ok" line for each target, after a failed build.
 not_built() {
@@ -37,7 +37,7 @@ else
 fi
 
 # Seeds for the trace fuzzer: the trace corpus and the malformed traces.
-mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2" "$tmp/c3" "$tmp/c4" "$tmp/c5" "$tmp/c6"
+mkdir -p "$tmp/seed" "$tmp/c1" "$tmp/c2" "$tmp/c3" "$tmp/c4" "$tmp/c5" "$tmp/c6" "$tmp/c7"
 for f in $(find tests/traces tests/bad-traces -name '*.trace'); do
 	cp "$f" "$tmp/seed/$(echo "$f" | tr / _)"
 done
@@ -66,3 +66,6 @@ run 6 fuzz_image -max_len=16384 "$tmp/c5" "$tmp/iseed"
 # Seeds for the accounting reader: pure JSON documents of each shape
 # (fuzz/seeds/acct_json/, which tests/acct_json_hostile.t reads back).
 run 7 fuzz_acct_json -max_len=65536 "$tmp/c6" fuzz/seeds/acct_json
+# Seeds for the state restore: one input per mode (fuzz/state-seeds.sh).
+sh fuzz/state-seeds.sh "$tmp/sseed"
+run 8 fuzz_state -max_len=1024 "$tmp/c7" "$tmp/sseed"

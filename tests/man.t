@@ -8,7 +8,7 @@ B=${VPMU_BUILD:-build}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 . tests/tap.sh
-pages="man/vpmu-run.1 man/vpmu-trace.1 man/vpmu-stat.1 man/vpmu-events.1 man/libvpmu.3"
+pages="man/vpmu-run.1 man/vpmu-trace.1 man/vpmu-stat.1 man/vpmu-events.1 man/libvpmu.3 man/vpmu_vcpu_save.3"
 have() { command -v "$1" >/dev/null 2>&1; }
 
 for p in $pages; do

@@ -574,13 +574,8 @@ int vpmu_rdpmc_get(struct vpmu_vcpu *v, uint32_t index, uint64_t *val)
 	return rdpmc_read(v, index, val) == VPMU_FAULT_NONE ? 0 : -ENOENT;
 }
 
-int vpmu_reg_get(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t *val)
+int vpmu_reg_get_at(struct vpmu_vcpu *v, const struct vpmu_reg *r, uint64_t *val)
 {
-	if (!v || !val)
-		return -EINVAL;
-	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
-	if (!r)
-		return -ENOENT;
 	uint64_t raw, seen;
 	ACCESS_BEGIN(v);
 	read_reg(v, r, &raw, true);
@@ -595,13 +590,18 @@ int vpmu_reg_get(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, u
 	return 0;
 }
 
-int vpmu_reg_set(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t val)
+int vpmu_reg_get(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t *val)
 {
-	if (!v)
+	if (!v || !val)
 		return -EINVAL;
 	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
 	if (!r)
 		return -ENOENT;
+	return vpmu_reg_get_at(v, r, val);
+}
+
+int vpmu_reg_set_at(struct vpmu_vcpu *v, const struct vpmu_reg *r, uint64_t val)
+{
 	ACCESS_BEGIN(v);
 	enum vpmu_fault f = write_reg_call(v, r, val, true);
 	ACCESS_END(v);
@@ -610,6 +610,16 @@ int vpmu_reg_set(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, u
 	if (f == VPMU_FAULT_NO_REG)
 		return -ENOENT;
 	return f == VPMU_FAULT_NONE ? 0 : -EINVAL;
+}
+
+int vpmu_reg_set(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t addr, uint64_t val)
+{
+	if (!v)
+		return -EINVAL;
+	const struct vpmu_reg *r = vpmu_vcpu_reg(v, space, addr);
+	if (!r)
+		return -ENOENT;
+	return vpmu_reg_set_at(v, r, val);
 }
 
 int vpmu_call(struct vpmu_vcpu *v, unsigned long fid, const uint64_t args[VPMU_CALL_ARGS],

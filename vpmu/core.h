@@ -253,6 +253,12 @@ static inline void vpmu_clear_stale(struct vpmu_vcpu *v)
 	if (!v->core)
 		v->rix_read = v->filter ? &vpmu_no_regs : &v->vm->rix_plain;
 }
+/* ---- access.c ---- */
+/* vpmu_reg_get and vpmu_reg_set of the VM's register r (one of vm->pmu.regs),
+ * without its lookup: a save or restore walks the list (save.c). */
+int vpmu_reg_get_at(struct vpmu_vcpu *v, const struct vpmu_reg *r, uint64_t *val);
+int vpmu_reg_set_at(struct vpmu_vcpu *v, const struct vpmu_reg *r, uint64_t val);
+
 /* ---- filter.c ---- */
 /* Stop the entries of a derived and checked control that the vCPU's event
  * filter refuses (their privilege bits cleared: the counter stays in the
