@@ -209,3 +209,13 @@ const char *vpmu_count_source_name(enum vpmu_count_source src)
 	}
 	return "?";
 }
+
+const char *vpmu_totals_count_name(unsigned k)
+{
+	static const char *const names[VPMU_TOTALS_NR] = {
+#define VPMU_TOTALS_NAME_(f, part, key, ...) [VPMU_TOTALS_##f] = key,
+		VPMU_TOTALS_COUNTS(VPMU_TOTALS_NAME_)
+#undef VPMU_TOTALS_NAME_
+	};
+	return k < VPMU_TOTALS_NR ? names[k] : NULL;
+}

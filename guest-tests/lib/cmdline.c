@@ -61,6 +61,9 @@ static void parse_word(const char *w, unsigned len)
 		copy_word(opts.backend, sizeof(opts.backend), v, vl);
 	else if (key(w, len, "counts", &v, &vl))
 		copy_word(opts.counts, sizeof(opts.counts), v, vl);
+	else if (key(w, len, "rdpmc", &v, &vl))
+		opts.rdpmc = vl == 4 && !strncmp(v, "exit", 4) ? 1 : vl == 4 && !strncmp(v, "sync", 4) ? 2
+			   : vl == 5 && !strncmp(v, "stock", 5) ? 3 : 0;
 	else if (key(w, len, "strict", &v, &vl))
 		opts.strict = parse_uint(v, vl) > 0;
 	else if (key(w, len, "vcpus", &v, &vl)) {

@@ -6,7 +6,9 @@
  * cpumodel=/stepping= are honoured if a host passes them (the model pages'
  * CPUID overrides); ap-boot=sipi is the QEMU test aid of smp.h; counts= says
  * which events the host counts (vpmu-run: all with a host PMU, clock for cycles
- * only from the scaled task clock, none).
+ * only from the scaled task clock, none); rdpmc= how guest RDPMC reaches the
+ * vPMU (exit, sync, stock: enum vpmu_kvm_rdpmc), for a VMM that does not answer
+ * the VPMU_UCALL_RDPMC_MODE ucall (QEMU, which prints its mode at start-up).
  */
 #ifndef GUEST_CMDLINE_H
 #define GUEST_CMDLINE_H
@@ -18,6 +20,7 @@ struct guest_opts {
 	char model[32];          /* "" when absent */
 	char backend[16];        /* "" when absent */
 	char counts[8];          /* what the host counts: "all", "clock", "none"; "" when absent */
+	unsigned rdpmc;          /* rdpmc=exit|sync|stock: 1, 2, 3; 0 when absent */
 	bool strict;
 	unsigned vcpus;          /* 1 when absent */
 	int cpumodel, stepping;  /* -1 when absent */

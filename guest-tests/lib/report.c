@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "cmdline.h"
 #include "report.h"
 
 #include <stdarg.h>
@@ -69,6 +70,9 @@ void bench_null_pmu(bool on)
 
 uint64_t host_rdpmc_mode(void)
 {
+	/* A VMM that does not answer the ucall says it on the command line. */
+	if (opts.rdpmc)
+		return opts.rdpmc;
 	struct percpu_ucall *p = &uc[this_cpu()];
 	p->str[0] = '\0';
 	ucall(VPMU_UCALL_RDPMC_MODE, 0);

@@ -206,6 +206,20 @@ enum vpmu_totals_count {
 	VPMU_TOTALS_NR
 };
 
+/* Count k's name (enum vpmu_totals_count: "pmis", "reads", "strict_refusals",
+ * ...; the key of VPMU_TOTALS_COUNTS), NULL past the list. */
+const char *vpmu_totals_count_name(unsigned k);
+/* Count k (enum vpmu_totals_count) of t; 0 past the list. */
+static inline uint64_t vpmu_totals_count(const struct vpmu_totals *t, unsigned k)
+{
+	switch (k) {
+#define VPMU_TOTALS_CASE_(f, ...) case VPMU_TOTALS_##f: return t->f;
+	VPMU_TOTALS_COUNTS(VPMU_TOTALS_CASE_)
+#undef VPMU_TOTALS_CASE_
+	}
+	return 0;
+}
+
 /* sum += t, field by field. */
 static inline void vpmu_totals_add(struct vpmu_totals *sum, const struct vpmu_totals *t)
 {

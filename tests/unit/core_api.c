@@ -475,6 +475,19 @@ int main(void)
 	ok(vpmu_model_count() >= 1 && vpmu_model_description("p6") != NULL, "p6 is registered");
 	ok(vpmu_event_from_name("branch-misses") == VPMU_EV_BRANCH_MISSES && vpmu_event_from_name("x") == -1,
 	   "event names");
+	/* The counts' names are VPMU_TOTALS_COUNTS' keys (the domstats keys of
+	 * docs/accounting.md: vpmu.pmis, vpmu.strict_refusals, ...). */
+	struct vpmu_totals nt;
+	memset(&nt, 0, sizeof(nt));
+	nt.reads = 7;
+	nt.strict_refusals = 3;
+	ok(!strcmp(vpmu_totals_count_name(VPMU_TOTALS_pmis), "pmis") &&
+	   !strcmp(vpmu_totals_count_name(VPMU_TOTALS_strict_refusals), "strict_refusals") &&
+	   !vpmu_totals_count_name(VPMU_TOTALS_NR) &&
+	   vpmu_totals_count(&nt, VPMU_TOTALS_reads) == 7 &&
+	   vpmu_totals_count(&nt, VPMU_TOTALS_strict_refusals) == 3 &&
+	   vpmu_totals_count(&nt, VPMU_TOTALS_NR) == 0,
+	   "vpmu_totals_count_name and vpmu_totals_count: a count's name and value by its index");
 	test_argument_errors();
 	test_amode_cache_hit();
 	test_shared_ids();

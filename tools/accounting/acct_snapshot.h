@@ -31,12 +31,7 @@ static inline uint64_t *acct_count_ptr(struct vpmu_totals *t, unsigned k)
 
 static inline uint64_t acct_count(const struct vpmu_totals *t, unsigned k)
 {
-	switch (k) {
-#define ACCT_COUNT_CASE(f, ...) case VPMU_TOTALS_##f: return t->f;
-	VPMU_TOTALS_COUNTS(ACCT_COUNT_CASE)
-#undef ACCT_COUNT_CASE
-	}
-	return 0;
+	return vpmu_totals_count(t, k);
 }
 
 struct acct_vcpu {
