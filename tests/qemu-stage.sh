@@ -11,7 +11,12 @@
 #                            and prints the kvm-env --file options that stage
 #                            them with the libraries and the loader
 #   $QEMU_RUN                the command line that runs the staged QEMU inside,
-#                            under KVM, without devices or display
+#                            under KVM, without devices or display, and without
+#                            the kvmvapic option ROM: its TPR patching of a
+#                            32-bit guest on an Intel CPU makes the L0's TCG
+#                            abort ("invalid tss type") when the L2 Linux starts
+#                            its first process (a fault of the nested tier's,
+#                            docs/qemu.md; TPR patching is for Windows XP guests)
 #   $QEMU_EXIT               the exit port a guest ends QEMU with, writing N to
 #                            port 0xF4 (isa-debug-exit: status (N << 1) | 1)
 
@@ -42,5 +47,5 @@ qemu_stage() { # DIR
 	done
 }
 
-QEMU_RUN="./ld-linux-x86-64.so.2 --library-path . ./qemu-system-x86_64 -L . -accel kvm -nodefaults -display none -no-reboot -monitor none"
+QEMU_RUN="./ld-linux-x86-64.so.2 --library-path . ./qemu-system-x86_64 -L . -accel kvm -nodefaults -display none -no-reboot -monitor none -global apic-common.vapic=off"
 QEMU_EXIT="-device isa-debug-exit,iobase=0xf4,iosize=4"
