@@ -11,10 +11,14 @@
 #     a two-vCPU -cpu athlon,vpmu=k7 passes every case, as it does under
 #     vpmu-run (tests/guests.t), and each thing the property needs is asked
 #     for by name when missing (another vendor, pmu=on, x2APIC, the user-space
-#     irqchip, a CPU that masks the LVTPC).
+#     irqchip, a CPU that masks the LVTPC);
+#   - QMP's query-stats, provider vpmu, per vCPU and per VM;
+#   - a live migration over a Unix socket in the middle of the guest's run,
+#     after which it passes every case on the destination, and a migration to
+#     another model, which the destination refuses and the source outlives.
 # The patched QEMU runs in the nested guest with its libraries, loader and
 # firmware staged next to it (the guest's initramfs is busybox), and with the
-# libvpmu.so.1 of this checkout (make B=build lib).  One nested boot, about 40 s.
+# libvpmu.so.1 of this checkout (make B=build lib).  One nested boot, about 90 s.
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 . tests/tap.sh
@@ -109,6 +113,41 @@ r=$?
 sed 's/^/qmp: /' qmp.log
 echo "@@ qmp rc $r"
 sed 's/^/qmp-console: /' stats-console.txt
+# A live migration over a Unix socket in the middle of pmu-tests: the
+# destination runs it to its end.  QMP on the source's stdin: migrate, then
+# query-migrate once it has had the time.
+p6="-cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6 -kernel pmu-tests.bin"
+migrate() { # NAME SOCKET DESTINATION-CPU...: the source runs p6
+	name=$1 sock=$2; shift 2
+	run $exitport -serial file:$name-dst.txt "$@" -kernel pmu-tests.bin \
+		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" -incoming unix:$sock >$name-dst.log 2>&1 &
+	d=$!
+	sleep 2
+	{
+		qmp '{"execute":"qmp_capabilities"}'
+		sleep 2
+		qmp '{"execute":"migrate","arguments":{"uri":"unix:'$sock'"}}'
+		sleep 10
+		qmp '{"execute":"query-migrate"}'
+	} | run $exitport -serial file:$name-src.txt -qmp stdio $p6 \
+		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" >$name-src.log 2>&1 &
+	s=$!
+	# The source's guest ends it (its exit port) if it goes on running;
+	# otherwise it stays stopped after the migration: quit it.
+	i=0
+	while [ $i -lt 40 ] && kill -0 $s 2>/dev/null && ! grep -q '"status": "\(completed\|failed\)"' $name-src.log; do
+		sleep 1
+		i=$((i + 1))
+	done
+	grep -q '"status": "completed"' $name-src.log && kill $s 2>/dev/null
+	wait $s; rs=$?
+	wait $d; rd=$?
+	for f in src.log dst.log src.txt dst.txt; do sed "s/^/$name-$f: /" $name-$f; echo; done
+	echo "@@ $name-src rc $rs"
+	echo "@@ $name-dst rc $rd"
+}
+migrate mig mig.sock -cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6
+migrate migk7 mig2.sock -cpu athlon,vendor=AuthenticAMD,x2apic=off,vpmu=k7
 EOF
 } >"$tmp/stage/run.sh"
 # shellcheck disable=SC2086
@@ -122,7 +161,7 @@ boot
 rc=$?
 # A boot the nested tier itself broke (its timeout, a guest that did not
 # start) is run once more; a QEMU's own failure is not.
-if [ "$rc" = 124 ] || [ "$rc" = 125 ] || ! grep -q '^@@ automask rc' "$tmp/kvm.out"; then
+if [ "$rc" = 124 ] || [ "$rc" = 125 ] || ! grep -q '^@@ migk7-dst rc' "$tmp/kvm.out"; then
 	echo "# the nested boot failed (status $rc): once more"
 	boot
 	rc=$?
@@ -167,4 +206,22 @@ sch=$(ret 3)
 echo "$sch" | grep -q '"name": "vpmu-cycles", "exponent": 0, "type": "cumulative"' &&
 	! echo "$sch" | grep -q '"vpmu-instructions"' && echo "$sch" | grep -q '"name": "vpmu-strict-refusals"'
 ok $? "query-stats-schemas: cumulative vpmu-cycles, no vpmu-instructions (not countable on this host), the accounting's counts" "$tmp/kvm.out"
+
+# The live migration: the source ran some cases and stopped before its end,
+# the destination ran the rest to the end with every case passed (the guest's
+# count is of both halves: its memory moved with it), cpu/vpmu carried the
+# counters, the pending PMI and the accounting (the PMI cases count their
+# interrupts exactly).
+srcok=$(grep -c '^mig-src.txt: vpmu-guest: ok - ' "$tmp/kvm.out")
+dstok=$(grep -c '^mig-dst.txt: vpmu-guest: ok - ' "$tmp/kvm.out")
+grep -q '^mig-src.log: .*"status": "completed"' "$tmp/kvm.out" && [ "$srcok" -gt 0 ] &&
+	! grep -q '^mig-src.txt: vpmu-guest: exit' "$tmp/kvm.out" &&
+	grep -q '^mig-dst.txt: vpmu-guest: exit 0 (30 cases)' "$tmp/kvm.out" && [ "$(qrc mig-dst)" = 1 ] &&
+	! grep -q '^mig-...\.txt: vpmu-guest: not ok' "$tmp/kvm.out"
+ok $? "live migration in the middle of pmu-tests: $srcok cases on the source, $dstok on the destination, which ends with all 30 passed (status $(qrc mig-dst))" "$tmp/kvm.out"
+# To a destination of another model: its load refuses the blob, and the
+# source goes on and runs the guest to its end.
+grep -q '^migk7-dst.log: .*vpmu: vCPU 0: ' "$tmp/kvm.out" && [ "$(qrc migk7-dst)" != 0 ] &&
+	grep -q '^migk7-src.txt: vpmu-guest: exit 0 (30 cases)' "$tmp/kvm.out" && [ "$(qrc migk7-src)" = 1 ]
+ok $? "a migration to a k7 destination is refused ($(sed -n 's/^migk7-dst.log: .*\(vpmu: vCPU 0: .*\)/\1/p' "$tmp/kvm.out" | head -n 1 | cut -c1-90)); the source runs on to the end (status $(qrc migk7-src))" "$tmp/kvm.out"
 echo "1..$n"
