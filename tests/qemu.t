@@ -49,6 +49,11 @@ done
 [ -z "$bad" ]
 ok $? "QEMU's scripts/checkpatch.pl finds no error or warning in any patch${bad:+ (in:$bad)}" "$tmp/cp.all"
 
+# libvirt's form (docs/qemu.md): the domain of contrib/libvirt is valid for its schema.
+virt-xml-validate contrib/libvirt/vpmu-p6.xml domain >"$tmp/xml.out" 2>&1 &&
+	grep -q "pentium3-x86_64-cpu.vpmu=p6" contrib/libvirt/vpmu-p6.xml
+ok $? "contrib/libvirt/vpmu-p6.xml: virt-xml-validate accepts it, with the -global of vpmu=p6" "$tmp/xml.out"
+
 # ---- the build -----------------------------------------------------------------
 qemu_build || { echo "1..$n"; exit 1; }
 host_qemu() { LD_LIBRARY_PATH=$qemu_lib "$qemu" "$@"; }
