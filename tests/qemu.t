@@ -73,7 +73,7 @@ if [ "${VPMU_KVM_MODE:-auto}" = native ]; then
 	echo "1..$n"
 	exit 0
 fi
-files=$(qemu_stage "$tmp/stage") && cp "$GB/pmu-tests.bin" "$tmp/stage/" &&
+files=$(qemu_stage_here "$tmp/stage") && cp "$GB/pmu-tests.bin" "$tmp/stage/" &&
 	files="$files --file $tmp/stage/pmu-tests.bin --file $tmp/stage/run.sh"
 # Each QEMU run: its console and stderr, then "@@ NAME rc N".
 {
@@ -122,9 +122,13 @@ sed 's/^/qmp-console: /' stats-console.txt
 # destination runs it to its end.  QMP on the source's stdin: migrate, then
 # query-migrate once it has had the time.
 p6="-cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6 -kernel pmu-tests.bin"
+# Both sides with QEMU's return path, through which the destination tells the
+# source whether it loaded the state: a refusal then fails the migration on the
+# source too, which runs on (without it the source ends "completed", stopped).
+rp="-global migration.x-return-path=on"
 migrate() { # NAME SOCKET DESTINATION-CPU...: the source runs p6
 	name=$1 sock=$2; shift 2
-	run $exitport -serial file:$name-dst.txt "$@" -kernel pmu-tests.bin \
+	run $exitport $rp -serial file:$name-dst.txt "$@" -kernel pmu-tests.bin \
 		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" -incoming unix:$sock >$name-dst.log 2>&1 &
 	d=$!
 	sleep 2
@@ -134,7 +138,7 @@ migrate() { # NAME SOCKET DESTINATION-CPU...: the source runs p6
 		qmp '{"execute":"migrate","arguments":{"uri":"unix:'$sock'"}}'
 		sleep 10
 		qmp '{"execute":"query-migrate"}'
-	} | run $exitport -serial file:$name-src.txt -qmp stdio $p6 \
+	} | run $exitport $rp -serial file:$name-src.txt -qmp stdio $p6 \
 		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" >$name-src.log 2>&1 &
 	s=$!
 	# The source's guest ends it (its exit port) if it goes on running;
@@ -220,6 +224,7 @@ ok $? "query-stats-schemas: cumulative vpmu-cycles, no vpmu-instructions (not co
 srcok=$(grep -c '^mig-src.txt: vpmu-guest: ok - ' "$tmp/kvm.out")
 dstok=$(grep -c '^mig-dst.txt: vpmu-guest: ok - ' "$tmp/kvm.out")
 grep -q '^mig-src.log: .*"status": "completed"' "$tmp/kvm.out" && [ "$srcok" -gt 0 ] &&
+	! grep -q '^mig-src.log: .*"event": "RESUME"' "$tmp/kvm.out" &&
 	! grep -q '^mig-src.txt: vpmu-guest: exit' "$tmp/kvm.out" &&
 	grep -q '^mig-dst.txt: vpmu-guest: exit 0 (30 cases)' "$tmp/kvm.out" && [ "$(qrc mig-dst)" = 1 ] &&
 	! grep -q '^mig-...\.txt: vpmu-guest: not ok' "$tmp/kvm.out"
@@ -227,6 +232,7 @@ ok $? "live migration in the middle of pmu-tests: $srcok cases on the source, $d
 # To a destination of another model: its load refuses the blob, and the
 # source goes on and runs the guest to its end.
 grep -q '^migk7-dst.log: .*vpmu: vCPU 0: ' "$tmp/kvm.out" && [ "$(qrc migk7-dst)" != 0 ] &&
+	grep -q '^migk7-src.log: .*"event": "RESUME"' "$tmp/kvm.out" &&
 	grep -q '^migk7-src.txt: vpmu-guest: exit 0 (30 cases)' "$tmp/kvm.out" && [ "$(qrc migk7-src)" = 1 ]
-ok $? "a migration to a k7 destination is refused ($(sed -n 's/^migk7-dst.log: .*\(vpmu: vCPU 0: .*\)/\1/p' "$tmp/kvm.out" | head -n 1 | cut -c1-90)); the source runs on to the end (status $(qrc migk7-src))" "$tmp/kvm.out"
+ok $? "a migration to a k7 destination is refused ($(sed -n 's/^migk7-dst.log: .*\(vpmu: vCPU 0: .*\)/\1/p' "$tmp/kvm.out" | head -n 1 | cut -c1-90)); the source learns it through the return path, resumes and runs on to the end (status $(qrc migk7-src))" "$tmp/kvm.out"
 echo "1..$n"
