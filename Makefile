@@ -52,7 +52,7 @@ EVENT_DATA := $(sort $(wildcard $(PERFMON)/tables.csv $(PERFMON)/*/*.json $(PERF
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/gen/events.o
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
 
-.PHONY: all lib event-man check check-linux test fuzz bench clean deps demo demo-bare kvm-programs guests install uninstall man version
+.PHONY: all lib event-man check check-linux test fuzz bench clean deps demo demo-bare demo-qemu kvm-programs guests install uninstall man version
 .SECONDARY:
 all: lib event-man $(TOOLS:%=$(B)/bin/%) $(B)/lib/libvpmu-acct-libvirt.a
 # The library's build dependencies are libxxhash and the kernel's KVM headers
@@ -278,6 +278,13 @@ DEMO_MODEL ?= p6
 demo: deps
 	$(MAKE) --no-print-directory all kvm-programs guests
 	scripts/demo-linux $(DEMO_MODEL)
+
+# The main job's guest under QEMU with vpmu instead of vpmu-run (docs/qemu.md):
+# the patched QEMU built once (scripts/qemu-build), perf record in the guest,
+# then QEMU's query-stats of the vPMU.
+demo-qemu: deps
+	$(MAKE) --no-print-directory lib guests
+	scripts/demo-qemu $(DEMO_MODEL)
 
 # The bare-metal demo: a two-vCPU guest (guest-tests/demo) that samples its own
 # cycles with PMIs as Linux's P6 driver programs them and prints its profile.
