@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Profiled Linux guests under QEMU with vpmu (docs/qemu.md): Debian's 686
-# kernel on -cpu pentium3,vpmu=p6 and on -cpu athlon,vpmu=k7, with the
+# kernel on -cpu pentium3,vpmu=p6 and on -cpu athlon,vpmu=k7, and its amd64
+# kernel on a Zen 4 (QEMU's EPYC-Milan as family 19h model 11h) with vpmu=zen4,
+# with the
 # initramfs of the vpmu-run tier (tests/linux-perf.t, guest-tests/linux/
 # profile.sh), under real KVM nested in QEMU TCG with the RDPMC exit
 # (scripts/kvm-env --patched-kvm): Linux's driver accepts the virtual PMU,
@@ -20,7 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/qemu-stage.sh
 . tests/qemu-stage.sh
 
-k686=$(scripts/guest-image --kernel 686 2>"$tmp/img.err") && initrd=$(scripts/guest-image --initrd 2>>"$tmp/img.err")
+k686=$(scripts/guest-image --kernel 686 2>"$tmp/img.err") && kamd=$(scripts/guest-image --kernel amd64 2>>"$tmp/img.err") &&
+	initrd=$(scripts/guest-image --initrd 2>>"$tmp/img.err")
 ok $? "the guest images are cached (scripts/guest-image)" "$tmp/img.err"
 qemu_build || { echo "1..$n"; exit 1; }
 for f in "$GB/vpmu-workload" "$GB/vpmu-selfcount" "${initrd:-/nonexistent}"; do
@@ -33,33 +36,36 @@ if [ "${VPMU_KVM_MODE:-auto}" = native ]; then
 fi
 VPMU_GUEST_BUILD=$GB guest-tests/linux/initrd.sh "$tmp/initrd" 2>"$tmp/initrd.err"
 ok $? "the guests' initramfs is assembled (guest-tests/linux/initrd.sh)" "$tmp/initrd.err"
-cp "$k686" "$tmp/vmlinuz-686"
+cp "$k686" "$tmp/vmlinuz-686" && cp "$kamd" "$tmp/vmlinuz-amd64"
 files=$(qemu_stage_here "$tmp/stage")
 
-# NAME CPU VCPUS: boots.sh lines for one boot.  The guest's /init writes
+# NAME CPU VCPUS KERNEL: boots.sh lines for one boot.  The guest's /init writes
 # run.sh's status to port 0xF4, which isa-debug-exit turns into QEMU's exit
 # status (N << 1) | 1; a QEMU that ended otherwise (a panic's reboot with
 # -no-reboot: 0) is reported as qemu-N.
 boot() {
 	echo "echo @@RUN $1"
-	echo "timeout -s KILL 260 $QEMU_RUN $QEMU_EXIT -m 256 -smp $3 -serial stdio -cpu $2 -kernel vmlinuz-686 -initrd initrd -append '$linux_cmdline vpmu.case=profile vpmu.period=4000000' >out 2>err"
+	echo "timeout -s KILL 260 $QEMU_RUN $QEMU_EXIT -m 256 -smp $3 -serial stdio -cpu $2 -kernel vmlinuz-$4 -initrd initrd -append '$linux_cmdline vpmu.case=profile vpmu.period=4000000' >out 2>err"
 	echo 'r=$?; if [ $((r % 2)) = 1 ]; then r=$((r >> 1)); else r=qemu-$r; fi'
 	echo "echo @@STATUS \$r; cat out; sed 's/^/@@ERR /' err"
 }
-BOOTS1="p6:pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6:1 k7:athlon,vendor=AuthenticAMD,x2apic=off,vpmu=k7:1"
+# QEMU 7.2 has no Zen 4 model: EPYC-Milan (Zen 3, family 19h model 1) as model
+# 11h, with the extended leaves up to PerfMonV2's 80000022H.
+BOOTS1="p6:pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6:1:686 k7:athlon,vendor=AuthenticAMD,x2apic=off,vpmu=k7:1:686
+	zen4:EPYC-Milan,model=17,stepping=1,xlevel=0x80000022,x2apic=off,vpmu=zen4:1:amd64"
 BOOTS2=
 boots() { # SPECS...
 	for b in "$@"; do
-		IFS=: read -r bname bcpu bvcpus <<EOF2
+		IFS=: read -r bname bcpu bvcpus bkernel <<EOF2
 $b
 EOF2
-		boot "$bname" "$bcpu" "$bvcpus"
+		boot "$bname" "$bcpu" "$bvcpus" "$bkernel"
 	done
 }
 kvm() { # BOOTS-SCRIPT OUTPUT
 	[ -s "$1" ] || { : >"$2"; return 0; }   # BOOTS2 is empty
 	# shellcheck disable=SC2086
-	linux_kvm 700 "$1" "$2" "$tmp/vmlinuz-686" "$tmp/initrd" $(echo "$files" | sed 's/--file //g')
+	linux_kvm 700 "$1" "$2" "$tmp/vmlinuz-686" "$tmp/vmlinuz-amd64" "$tmp/initrd" $(echo "$files" | sed 's/--file //g')
 }
 boot_done() { # SPEC: the boot ended with 0 and reported its profile
 	name=${1%%:*}
@@ -75,7 +81,7 @@ csv() { # csv BOOT EVENT: perf stat's value of EVENT (first CSV line naming it)
 }
 both() { cat "$tmp/$1.out" "$tmp/$1.err" >"$tmp/$1.all" 2>/dev/null; echo "$tmp/$1.all"; }
 
-for b in p6:"p6 PMU driver" k7:"AMD PMU driver"; do
+for b in p6:"p6 PMU driver" k7:"AMD PMU driver" zen4:"Fam17h+ core perfctr, AMD PMU driver"; do
 	name=${b%%:*}; driver=${b#*:}
 	f=$(both "$name")
 	[ "$(st "$name")" = 0 ]
