@@ -99,6 +99,12 @@ for b in p6:"p6 PMU driver" k7:"AMD PMU driver" zen4:"Fam17h+ core perfctr, AMD 
 	v=$(csv "$name" instructions)
 	[ "$v" = 0 ] || [ "$v" = "<not counted>" ]
 	ok $? "$name under QEMU: instructions, which this host cannot count, read no count (${v:-none})" "$f"
+	# Zen 4's PerfMonV2 (leaf 80000022H: version 2, six counters), which the
+	# series adds to QEMU's CPUID table (QEMU leaves an all-zero leaf out).
+	if [ "$name" = zen4 ]; then
+		line zen4 pmu: | grep -q 'version: *2$' && line zen4 pmu: | grep -q 'generic registers: *6$'
+		ok $? "zen4 under QEMU: Linux finds PerfMonV2 ($(line zen4 pmu: | grep 'version:' | tr -s ' '), $(line zen4 pmu: | grep 'generic registers' | tr -s ' '))" "$f"
+	fi
 	s=$(line "$name" samples)
 	top=$(line "$name" report: | head -n 1)
 	[ -n "$s" ] && [ "$s" != 0 ] && echo "$top" | grep -q 'hot_crc_loop'
