@@ -228,6 +228,12 @@ $(B)/tests/live_stat: $(B)/obj/tests/unit/live_stat.o $(filter-out %/vpmu-stat.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(STAT_LDLIBS) $(TOOL_LDLIBS) $(LDLIBS)
 
+# vpmu-stat's QMP client (tests/stat_qmp.t).
+$(B)/tests/stat_qmp: $(B)/obj/tests/unit/stat_qmp.o $(B)/obj/tools/stat/stat_qmp.o \
+		$(B)/obj/tools/live/stat_dir.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
+
 # The KVM glue's test answers the glue's KVM calls itself (tests/unit/kvm_glue.c).
 $(B)/tests/kvm_glue: LDFLAGS += -Wl,--wrap=ioctl
 

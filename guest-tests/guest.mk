@@ -28,7 +28,8 @@ GUEST_CFLAGS  := -m32 -ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno
 GUEST_LDFLAGS := -m elf_i386 -nostdlib -static -T $(GUEST_DIR)/lib/link.ld
 
 # image-name:directory (under guest-tests/)
-GUEST_PROGRAMS := pmu-tests:pmu arch-tests:arch demo-profile:demo bench-exits:bench-exits live-busy:live
+GUEST_PROGRAMS := pmu-tests:pmu arch-tests:arch demo-profile:demo bench-exits:bench-exits live-busy:live \
+		  migrate-check:migrate
 _guest_dir     = $(lastword $(subst :, ,$(filter $(1):%,$(GUEST_PROGRAMS))))
 GUEST_PROGS   := $(foreach p,$(GUEST_PROGRAMS),$(if $(wildcard $(GUEST_DIR)/$(lastword $(subst :, ,$(p)))/*.c),$(firstword $(subst :, ,$(p)))))
 GUEST_IMAGES  := $(GUEST_PROGS:%=$(B)/guest/%.bin)

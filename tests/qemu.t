@@ -12,13 +12,17 @@
 #     vpmu-run (tests/guests.t), and each thing the property needs is asked
 #     for by name when missing (another vendor, pmu=on, x2APIC, the user-space
 #     irqchip, a CPU that masks the LVTPC);
-#   - QMP's query-stats, provider vpmu, per vCPU and per VM;
+#   - QMP's query-stats, provider vpmu, per vCPU and per VM, and query-vpmu,
+#     the same accounting in the JSON schema, read by vpmu-stat --qmp;
 #   - a live migration over a Unix socket in the middle of the guest's run,
-#     after which it passes every case on the destination, and a migration to
-#     another model, which the destination refuses and the source outlives.
+#     after which it passes every case on the destination; one of a guest that
+#     counts and samples throughout (guest-tests/migrate/check.c: its counters
+#     never go back, no PMI lost or doubled); and migrations to another model
+#     and to a QEMU without vpmu=, which the destination refuses at the
+#     stream's start, before the source stops.
 # The patched QEMU runs in the nested guest with its libraries, loader and
 # firmware staged next to it (the guest's initramfs is busybox), and with the
-# libvpmu.so.1 of this checkout (make B=build lib).  One nested boot, about 90 s.
+# libvpmu.so.1 of this checkout (make B=build lib).  One nested boot, about 3 minutes.
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 . tests/tap.sh
@@ -73,8 +77,13 @@ if [ "${VPMU_KVM_MODE:-auto}" = native ]; then
 	echo "1..$n"
 	exit 0
 fi
-files=$(qemu_stage_here "$tmp/stage") && cp "$GB/pmu-tests.bin" "$tmp/stage/" &&
-	files="$files --file $tmp/stage/pmu-tests.bin --file $tmp/stage/run.sh"
+# vpmu-stat, to read QEMU's query-vpmu through a QMP socket, with its
+# libraries (the loader is QEMU's).
+make -s --no-print-directory B=build build/bin/vpmu-stat >"$tmp/stat.err" 2>&1 ||
+	{ ok 1 "make B=build build/bin/vpmu-stat" "$tmp/stat.err"; echo "1..$n"; exit 1; }
+files=$(qemu_stage_here "$tmp/stage") && cp "$GB/pmu-tests.bin" "$GB/migrate-check.bin" build/bin/vpmu-stat "$tmp/stage/" &&
+	files="$files --file $tmp/stage/pmu-tests.bin --file $tmp/stage/migrate-check.bin --file $tmp/stage/vpmu-stat --file $tmp/stage/run.sh" &&
+	for l in $(ldd build/bin/vpmu-stat | awk '$3 ~ /^\// { print $3 }'); do files="$files --file $l"; done
 # Each QEMU run: its console and stderr, then "@@ NAME rc N".
 {
 echo "run() { $QEMU_RUN -m 64 \"\$@\"; }"
@@ -110,35 +119,50 @@ qmp() { printf '%s\n' "$1"; }
 	qmp '{"execute":"query-stats","arguments":{"target":"vcpu","providers":[{"provider":"vpmu"}]}}'
 	qmp '{"execute":"query-stats","arguments":{"target":"vm","providers":[{"provider":"vpmu","names":["vpmu-pmis","vpmu-cycles"]}]}}'
 	qmp '{"execute":"query-stats-schemas","arguments":{"provider":"vpmu"}}'
+	qmp '{"execute":"query-vpmu"}'
+	# vpmu-stat through the second QMP socket, as for vpmu-run's VMs.
+	stat="./ld-linux-x86-64.so.2 --library-path . ./vpmu-stat --qmp vm.qmp"
+	$stat --format json >stat.json 2>stat.err; echo "$?" >stat.rc
+	$stat >stat.txt 2>>stat.err
+	$stat --list >stat.list 2>>stat.err
 	qmp '{"execute":"quit"}'
-} | run -serial file:stats-console.txt -qmp stdio \
-	-cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6 -kernel pmu-tests.bin \
+} | run -serial file:stats-console.txt -qmp stdio -qmp unix:vm.qmp,server=on,wait=off \
+	-name guest=web1 -cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6 -kernel pmu-tests.bin \
 	-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" >qmp.log 2>&1
 r=$?
 sed 's/^/qmp: /' qmp.log
 echo "@@ qmp rc $r"
 sed 's/^/qmp-console: /' stats-console.txt
+for f in stat.json stat.txt stat.list stat.err stat.rc; do sed "s/^/$f: /" $f; done
+# The answer to query-vpmu without a vPMU.
+printf '%s\n' '{"execute":"qmp_capabilities"}' '{"execute":"query-vpmu"}' '{"execute":"quit"}' |
+	run -qmp stdio -S -cpu pentium3,vendor=GenuineIntel,x2apic=off >novpmu.log 2>&1
+sed 's/^/novpmu: /' novpmu.log
 # A live migration over a Unix socket in the middle of pmu-tests: the
 # destination runs it to its end.  QMP on the source's stdin: migrate, then
 # query-migrate once it has had the time.
-p6="-cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6 -kernel pmu-tests.bin"
+p6="-cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6"
 # Both sides with QEMU's return path, through which the destination tells the
 # source whether it loaded the state: a refusal then fails the migration on the
 # source too, which runs on (without it the source ends "completed", stopped).
 rp="-global migration.x-return-path=on"
-migrate() { # NAME SOCKET DESTINATION-CPU...: the source runs p6
-	name=$1 sock=$2; shift 2
-	run $exitport $rp -serial file:$name-dst.txt "$@" -kernel pmu-tests.bin \
+migrate() { # NAME SOCKET GUEST DESTINATION-CPU...: the source runs p6; it is
+	# migrated $after seconds after QMP's negotiation (2 unless set)
+	name=$1 sock=$2 guest=$3; shift 3
+	run $exitport $rp -serial file:$name-dst.txt "$@" -kernel $guest \
 		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" -incoming unix:$sock >$name-dst.log 2>&1 &
 	d=$!
 	sleep 2
 	{
 		qmp '{"execute":"qmp_capabilities"}'
-		sleep 2
+		# MIGRATION events: the status as it changes, even once the
+		# source's guest has ended it.
+		qmp '{"execute":"migrate-set-capabilities","arguments":{"capabilities":[{"capability":"events","state":true}]}}'
+		sleep ${after:-2}
 		qmp '{"execute":"migrate","arguments":{"uri":"unix:'$sock'"}}'
 		sleep 10
 		qmp '{"execute":"query-migrate"}'
-	} | run $exitport $rp -serial file:$name-src.txt -qmp stdio $p6 \
+	} | run $exitport $rp -serial file:$name-src.txt -qmp stdio $p6 -kernel $guest \
 		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" >$name-src.log 2>&1 &
 	s=$!
 	# The source's guest ends it (its exit port) if it goes on running;
@@ -155,8 +179,10 @@ migrate() { # NAME SOCKET DESTINATION-CPU...: the source runs p6
 	echo "@@ $name-src rc $rs"
 	echo "@@ $name-dst rc $rd"
 }
-migrate mig mig.sock -cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6
-migrate migk7 mig2.sock -cpu athlon,vendor=AuthenticAMD,x2apic=off,vpmu=k7
+migrate mig mig.sock pmu-tests.bin $p6
+after=6 migrate migck mig3.sock migrate-check.bin $p6
+migrate migk7 mig2.sock pmu-tests.bin -cpu athlon,vendor=AuthenticAMD,x2apic=off,vpmu=k7
+migrate mignone mig4.sock pmu-tests.bin -cpu pentium3,vendor=GenuineIntel,x2apic=off
 EOF
 } >"$tmp/stage/run.sh"
 # shellcheck disable=SC2086
@@ -171,7 +197,7 @@ boot
 rc=$?
 # A boot the nested tier itself broke (its timeout, a guest that did not
 # start) is run once more; a QEMU's own failure is not.
-if [ "$rc" = 124 ] || [ "$rc" = 125 ] || ! grep -q '^@@ migk7-dst rc' "$tmp/kvm.out"; then
+if [ "$rc" = 124 ] || [ "$rc" = 125 ] || ! grep -q '^@@ mignone-dst rc' "$tmp/kvm.out"; then
 	echo "# the nested boot failed (status $rc): once more"
 	boot
 	rc=$?
@@ -217,6 +243,33 @@ echo "$sch" | grep -q '"name": "vpmu-cycles", "exponent": 0, "type": "cumulative
 	! echo "$sch" | grep -q '"vpmu-instructions"' && echo "$sch" | grep -q '"name": "vpmu-strict-refusals"'
 ok $? "query-stats-schemas: cumulative vpmu-cycles, no vpmu-instructions (not countable on this host), the accounting's counts" "$tmp/kvm.out"
 
+# query-vpmu: the same accounting as one document of the JSON schema
+# (docs/accounting.md), which vpmu-stat --qmp reads as it reads vpmu-run's
+# sockets.  The guest has halted: its counts no longer move, and each answer
+# must agree with query-stats'.
+qv=$(grep '^qmp: {"return": {"schema": 1, "vms": \[' "$tmp/kvm.out" | head -n 1 | cut -c6-)
+json() { # json FILE-OR-TEXT PERL-EXPRESSION-ON-$d: its value
+	printf '%s' "$1" | perl -MJSON::PP -0777 -ne '$d = decode_json($_); $d = $d->{return} // $d; print '"$2"
+}
+[ -n "$qv" ] && [ "$(json "$qv" '$d->{vms}[0]{model}')" = p6 ] &&
+	[ "$(json "$qv" '$d->{vms}[0]{name}')" = web1 ] &&
+	[ "$(json "$qv" '$d->{vms}[0]{total}{pmis}{raised}')" = "$pmis" ] &&
+	[ "$(json "$qv" '$d->{vms}[0]{vcpus}[0]{kvm}{msr_exits}')" = "$ex" ] &&
+	[ "$(json "$qv" '$d->{vms}[0]{vcpus}[0]{accesses}{writes}')" = "$wr" ] &&
+	[ "$(json "$qv" '$d->{vms}[0]{events}{cycles}{source}')" = task-clock ] &&
+	[ "$(json "$qv" 'scalar @{$d->{vms}[0]{total}{counters}}')" = 2 ]
+ok $? "query-vpmu: schema 1, VM web1 (-name), model p6, two counters, cycles from the task clock; its PMIs ($pmis), writes ($wr) and MSR exits ($ex) are query-stats'" "$tmp/kvm.out"
+sj=$(sed -n 's/^stat.json: //p' "$tmp/kvm.out")
+[ "$(sed -n 's/^stat.rc: //p' "$tmp/kvm.out")" = 0 ] && [ -n "$sj" ] &&
+	[ "$(json "$sj" '$d->{vms}[0]{name}')" = web1 ] &&
+	[ "$(json "$sj" '$d->{vms}[0]{total}{pmis}{raised}')" = "$pmis" ] &&
+	[ "$(json "$sj" '$d->{vms}[0]{vcpus}[0]{kvm}{msr_exits}')" = "$ex" ] &&
+	grep -Eq '^stat.list: web1 +p6 +1 +2$' "$tmp/kvm.out" && grep -q '^stat.txt: .*web1' "$tmp/kvm.out" &&
+	! grep -q '^stat.err: ' "$tmp/kvm.out"
+ok $? "vpmu-stat --qmp vm.qmp reads it through a QMP socket: --format json (read back and written again: the same counts), text, --list (web1 p6 1 2)" "$tmp/kvm.out"
+grep -q '^novpmu: {"error": {"class": "GenericError", "desc": "this VM has no virtual PMU (-cpu MODEL,vpmu=NAME gives it one)"}}' "$tmp/kvm.out"
+ok $? "query-vpmu of a VM without vpmu= is an error that says what gives it one" "$tmp/kvm.out"
+
 # The live migration: the source ran some cases and stopped before its end,
 # the destination ran the rest to the end with every case passed (the guest's
 # count is of both halves: its memory moved with it), cpu/vpmu carried the
@@ -230,10 +283,30 @@ grep -q '^mig-src.log: .*"status": "completed"' "$tmp/kvm.out" && [ "$srcok" -gt
 	grep -q '^mig-dst.txt: vpmu-guest: exit 0 (30 cases)' "$tmp/kvm.out" && [ "$(qrc mig-dst)" = 1 ] &&
 	! grep -q '^mig-...\.txt: vpmu-guest: not ok' "$tmp/kvm.out"
 ok $? "live migration in the middle of pmu-tests: $srcok cases on the source, $dstok on the destination, which ends with all 30 passed (status $(qrc mig-dst))" "$tmp/kvm.out"
-# To a destination of another model: its load refuses the blob, and the
-# source goes on and runs the guest to its end.
-grep -q '^migk7-dst.log: .*vpmu: vCPU 0: ' "$tmp/kvm.out" && [ "$(qrc migk7-dst)" != 0 ] &&
-	grep -q '^migk7-src.log: .*"event": "RESUME"' "$tmp/kvm.out" &&
-	grep -q '^migk7-src.txt: vpmu-guest: exit 0 (30 cases)' "$tmp/kvm.out" && [ "$(qrc migk7-src)" = 1 ]
-ok $? "a migration to a k7 destination is refused ($(sed -n 's/^migk7-dst.log: .*\(vpmu: vCPU 0: .*\)/\1/p' "$tmp/kvm.out" | head -n 1 | cut -c1-90)); the source learns it through the return path, resumes and runs on to the end (status $(qrc migk7-src))" "$tmp/kvm.out"
+# migrate-check counts and samples while it moves: its counters never go
+# back, no PMI is lost or doubled, and the two counters agree at the end.
+srcp=$(grep -c '^migck-src.txt: vpmu-guest: # migrate-check: [0-9]* PMIs' "$tmp/kvm.out")
+dstp=$(grep -c '^migck-dst.txt: vpmu-guest: # migrate-check: [0-9]* PMIs' "$tmp/kvm.out")
+grep -q '^migck-src.log: .*"status": "completed"' "$tmp/kvm.out" && [ "$srcp" -gt 0 ] && [ "$dstp" -gt 0 ] &&
+	! grep -q '^migck-src.txt: vpmu-guest: exit' "$tmp/kvm.out" &&
+	[ "$(cases migck-dst.txt ok)" = 5 ] && grep -q '^migck-dst.txt: vpmu-guest: exit 0 (5 cases)' "$tmp/kvm.out" &&
+	[ "$(qrc migck-dst)" = 1 ]
+ok $? "live migration of a guest that counts and samples ($srcp progress lines on the source, $dstp on the destination): $(sed -n 's/^migck-dst.txt: vpmu-guest: # migrate-check: \([0-9]* PMIs, .*\)/\1/p' "$tmp/kvm.out")" "$tmp/kvm.out"
+for c in "counter 1 never went back" "every PMI found counter 0 wrapped" "no PMI lost" "the counters agree"; do
+	grep -q "^migck-dst.txt: vpmu-guest: ok - migrate-check: $c" "$tmp/kvm.out"
+	ok $? "after the migration: $c" "$tmp/kvm.out"
+done
+# Refused: to a destination of another model (its libvpmu refuses the VM's
+# blob) and to one without vpmu= (it has no section "vpmu"), both at the
+# stream's start: the source never stops (no STOP event) and runs the guest
+# to its end.
+refused() { # NAME WHAT MESSAGE
+	grep -q "^$1-dst.log: .*$3" "$tmp/kvm.out" && [ "$(qrc $1-dst)" != 0 ] &&
+		grep -q "^$1-src.log: .*\"event\": \"MIGRATION\", \"data\": {\"status\": \"failed\"}" "$tmp/kvm.out" &&
+		! grep -q "^$1-src.log: .*\"event\": \"STOP\"" "$tmp/kvm.out" &&
+		grep -q "^$1-src.txt: vpmu-guest: exit 0 (30 cases)" "$tmp/kvm.out" && [ "$(qrc $1-src)" = 1 ]
+	ok $? "a migration to $2 is refused before the source stops ($(sed -n "s/^$1-dst.log: .*\($3.*\)/\1/p" "$tmp/kvm.out" | head -n 1 | cut -c1-100)); the source runs on to the end (status $(qrc $1-src))" "$tmp/kvm.out"
+}
+refused migk7 "a k7 destination" "vpmu: the source's virtual PMU does not match this one (vpmu=k7)"
+refused mignone "a destination without vpmu=" "Unknown savevm section or instance 'vpmu'"
 echo "1..$n"

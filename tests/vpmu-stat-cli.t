@@ -31,6 +31,10 @@ check 2 "^Try 'vpmu-stat --help' for more information" "a usage error ends with 
 check 2 "is not a VM name" "a VM name that is not UTF-8: refused, status 2" -- "$(printf 'web\377')"
 check 2 'interval must be a number from 10' "--interval 5: refused" -- --interval 5
 check 2 "--format must be text, domstats, prometheus or json" "an unknown format: refused" -- --format xml
+check 2 '--qmp names the QEMUs: leave out the VM names' "--qmp with a VM name: usage" -- --qmp "$tmp/q.qmp" web1
+check 2 '--qmp names the QEMUs: the exporters read' "--qmp with --listen: usage" -- --qmp "$tmp/q.qmp" --listen :1
+check 1 "^vpmu-stat: $tmp/q.qmp: No such file or directory" "--qmp of a socket that is not there: status 1, said so" -- --qmp "$tmp/q.qmp"
+check 1 "^vpmu-stat: $tmp/q.qmp: No such file or directory" "--qmp --list of a socket that is not there: status 1" -- --qmp "$tmp/q.qmp" --list
 
 "$STAT" --list >"$tmp/out" 2>"$tmp/err"
 ok $([ $? -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^NAME' "$tmp/out"; echo $?) \

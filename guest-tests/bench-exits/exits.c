@@ -16,6 +16,13 @@
  * IA32_BIOS_SIGN_ID (0x8B, which KVM intercepts and ignores; SYSENTER_CS would
  * not do: SVM passes it through).  Marks report the guest's TSC ticks per
  * access; vpmu-run's accounting adds libvpmu's own time per MSR exit.
+ *
+ * Under QEMU (null=qemu on the command line: bench/qemu-exits.sh) there is no
+ * null-handler switch: the baseline of a read is the same RDMSR exit answered
+ * by QEMU's own MSR filter handler, MSR_CORE_THREAD_COUNT (0x35,
+ * kvm_rdmsr_core_thread_count() in QEMU's target/i386/kvm/kvm.c), through the
+ * same exit dispatch as the vPMU's registers.  QEMU has no such handler for a
+ * write, so writes are timed alone.
  */
 #include "guest.h"
 
@@ -23,6 +30,7 @@
 #define PAIRS 8            /* 2 * PAIRS blocks of each access: 4000 accesses */
 #define N_KVM 2000
 #define MSR_BIOS_SIGN_ID 0x8B
+#define MSR_CORE_THREAD_COUNT 0x35
 
 struct pmu_regs {
 	uint32_t ctrl, ctr;
@@ -102,6 +110,50 @@ static void side_by_side(const char *what, access_fn *fn, const struct pmu_regs 
 	report(what, "null handler", ticks[1], PAIRS * BLOCK);
 }
 
+/* QEMU: blocks A B B A ..., A the vPMU's counter, B QEMU's own MSR. */
+static void side_by_side_qemu(const char *what, const struct pmu_regs *p)
+{
+	uint64_t ticks[2] = { 0, 0 }, v;
+	for (unsigned b = 0; b < 2 * PAIRS; b++) {
+		unsigned null = (b & 1) ^ ((b >> 1) & 1);
+		uint32_t msr = null ? MSR_CORE_THREAD_COUNT : p->ctr;
+		rdmsr_safe(msr, &v);
+		uint64_t t0 = rdtsc();
+		for (unsigned i = 0; i < BLOCK; i++)
+			rdmsr_safe(msr, &v);
+		ticks[null] += rdtsc() - t0;
+	}
+	report(what, "libvpmu", ticks[0], PAIRS * BLOCK);
+	report(what, "null handler", ticks[1], PAIRS * BLOCK);
+}
+
+/* An access timed alone, in as many accesses as a side-by-side run has. */
+static void alone(const char *what, access_fn *fn, const struct pmu_regs *p)
+{
+	fn(p, 1);
+	uint64_t t0 = rdtsc();
+	for (unsigned i = 0; i < PAIRS * BLOCK; i++)
+		fn(p, i);
+	report(what, "libvpmu", rdtsc() - t0, PAIRS * BLOCK);
+}
+
+static void kvm_exit(const char *what, const struct pmu_regs *p, bool use_cpuid);
+
+static void qemu_main(const struct pmu_regs *p)
+{
+	uint64_t threads = 0;
+	case_result("bench: QEMU answers RDMSR of MSR_CORE_THREAD_COUNT (the baseline)",
+		    rdmsr_safe(MSR_CORE_THREAD_COUNT, &threads) == 0 && threads != 0);
+	side_by_side_qemu("rdmsr PMU counter (user-space exit)", p);
+	alone("wrmsr PMU event select (user-space exit)", write_same, p);
+	alone("wrmsr PMU event select, changing events (user-space exit)", write_changing, p);
+	wrmsr_safe(p->ctrl1, 0);
+	kvm_exit("wrmsr BIOS_SIGN_ID (exit handled in KVM)", p, false);
+	kvm_exit("cpuid (exit handled in KVM)", p, true);
+	wrmsr_safe(p->ctrl, 0);
+	guest_exit();
+}
+
 static void kvm_exit(const char *what, const struct pmu_regs *p, bool use_cpuid)
 {
 	uint32_t r[4];
@@ -122,6 +174,8 @@ void guest_main(void)
 	uint64_t on, off, back;
 
 	wrmsr_safe(p->ctrl, p->ctrl_value);
+	if (opts.null_qemu)
+		qemu_main(p);
 	/* The baseline must be what it says: the null handler reads 0, libvpmu
 	 * the counter, which counts cycles. */
 	bench_null_pmu(true);

@@ -73,6 +73,8 @@ static void parse_word(const char *w, unsigned len)
 		opts.cpumodel = parse_uint(v, vl);
 	else if (key(w, len, "stepping", &v, &vl))
 		opts.stepping = parse_uint(v, vl);
+	else if (key(w, len, "null", &v, &vl))
+		opts.null_qemu = vl == 4 && strncmp(v, "qemu", 4) == 0;
 	else if (key(w, len, "ap-boot", &v, &vl))
 		opts.ap_boot_sipi = vl == 4 && strncmp(v, "sipi", 4) == 0;
 }

@@ -8,7 +8,8 @@
  * which events the host counts (vpmu-run: all with a host PMU, clock for cycles
  * only from the scaled task clock, none); rdpmc= how guest RDPMC reaches the
  * vPMU (exit, sync, stock: enum vpmu_kvm_rdpmc), for a VMM that does not answer
- * the VPMU_UCALL_RDPMC_MODE ucall (QEMU, which prints its mode at start-up).
+ * the VPMU_UCALL_RDPMC_MODE ucall (QEMU, which prints its mode at start-up);
+ * null=qemu has bench-exits take QEMU's own MSR handler as its baseline.
  */
 #ifndef GUEST_CMDLINE_H
 #define GUEST_CMDLINE_H
@@ -25,6 +26,7 @@ struct guest_opts {
 	unsigned vcpus;          /* 1 when absent */
 	int cpumodel, stepping;  /* -1 when absent */
 	bool ap_boot_sipi;
+	bool null_qemu;          /* null=qemu: the baseline is QEMU's MSR_CORE_THREAD_COUNT */
 	bool have_cmdline;
 	char raw[256];
 };

@@ -68,6 +68,7 @@ static struct dbl {
 	unsigned nperiods;
 	int last_signal_fd, last_signo;
 	uint64_t now;
+	bool now_held;
 	/* The host CPU's identity (host_cpu): none unless the test chose one. */
 	char vendor[13];
 	unsigned family, cpumodel, stepping;
@@ -174,12 +175,18 @@ static inline int d_signal_thread(void *c, int fd, int signo)
 	return 0;
 }
 
+/* The task clock's mmap page lock word (perf_clock_ns): mapped only when a
+ * test sets dbl_lock_mapped before world_up (dbl_reset leaves both alone);
+ * otherwise the clock always reads (and hardware mode does not use it). */
+static bool dbl_lock_mapped;
+static volatile uint32_t dbl_lock_word;
+
 static inline const volatile uint32_t *d_map_lock(void *c, int fd)
 {
 	struct dbl *d = c;
 	(void)fd;
 	d->calls.map++;
-	return NULL;   /* hardware mode does not use it; the clock then always reads */
+	return dbl_lock_mapped ? &dbl_lock_word : NULL;
 }
 
 static inline void d_unmap(void *c, const volatile uint32_t *lock)
@@ -201,10 +208,12 @@ static inline void d_close(void *c, int fd)
 	f->open = false;
 }
 
+/* CLOCK_MONOTONIC: 1 us later at every call, unless the test holds it
+ * (now_held) and moves it itself. */
 static inline uint64_t d_now_ns(void *c)
 {
 	struct dbl *d = c;
-	return d->now += 1000;
+	return d->now_held ? d->now : (d->now += 1000);
 }
 
 static inline int d_host_cpu(void *c, char vendor[13], unsigned *family, unsigned *cpumodel,

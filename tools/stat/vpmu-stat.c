@@ -12,6 +12,9 @@
  *                                         a Prometheus exporter: /metrics for every VM
  *   vpmu-stat --textfile DIR [--interval MS [--count N]]
  *                                         DIR/vpmu.prom for node_exporter, atomically
+ *   vpmu-stat --qmp PATH [--qmp PATH]... [--format F | --interval MS ...]
+ *                                         the same of QEMUs with vpmu, through their QMP
+ *                                         sockets (query-vpmu: docs/qemu.md)
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +28,7 @@
 #include "stat_client.h"
 #include "stat_export.h"
 #include "stat_http.h"
+#include "stat_qmp.h"
 #include "stat_view.h"
 
 struct opts {
@@ -38,6 +42,8 @@ struct opts {
 	FILE *out;                  /* stdout or that FILE */
 	char **names;
 	unsigned nnames;
+	char **qmp;                 /* --qmp PATH: QEMUs asked instead of the sockets */
+	unsigned nqmp;
 };
 
 #define PROG "vpmu-stat"
@@ -50,6 +56,8 @@ static void usage(void)
 	       "  or:  vpmu-stat --listen[=[ADDR][:PORT]] [--web.config.file=FILE]\n"
 	       "                 [--scrape-timeout=MS]\n"
 	       "  or:  vpmu-stat --textfile=DIR [--interval=MS [--count=N]]\n"
+	       "  or:  vpmu-stat --qmp=PATH [--qmp=PATH]... [--list | --format=F |\n"
+	       "                 --interval=MS ...]\n"
 	       "The accounting of the VMs that vpmu-run --name NAME runs (all of them without\n"
 	       "NAME), from their sockets in $VPMU_RUNTIME_DIR, $XDG_RUNTIME_DIR/vpmu or\n"
 	       "/run/vpmu (docs/accounting.md, \"Live view\").\n"
@@ -70,6 +78,9 @@ static void usage(void)
 	       "                         600000, default 2000; Prometheus' own timeout\n"
 	       "                         shortens it)\n"
 	       "      --textfile=DIR     DIR/vpmu.prom for node_exporter's textfile collector\n"
+	       "      --qmp=PATH         the QEMU whose QMP server listens on the Unix socket\n"
+	       "                         PATH (query-vpmu of QEMU's vpmu series, docs/qemu.md),\n"
+	       "                         instead of vpmu-run's sockets; given again, more QEMUs\n"
 	       "  -o, --output=FILE      write to FILE instead of standard output\n"
 	       "  -h, --help             display this help and exit\n"
 	       "      --version          output version information and exit\n"
@@ -79,7 +90,7 @@ static void usage(void)
 
 enum {
 	OPT_FORMAT = 256, OPT_LIST, OPT_PER_VCPU, OPT_TOP, OPT_INTERVAL, OPT_COUNT, OPT_LISTEN,
-	OPT_TEXTFILE, OPT_WEB_CONFIG, OPT_SCRAPE_TIMEOUT, OPT_VERSION,
+	OPT_TEXTFILE, OPT_WEB_CONFIG, OPT_SCRAPE_TIMEOUT, OPT_QMP, OPT_VERSION,
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -96,12 +107,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 		{ "scrape-timeout", required_argument, NULL, OPT_SCRAPE_TIMEOUT },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "qmp", required_argument, NULL, OPT_QMP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	*o = (struct opts){ .format = ACCT_TEXT };
+	static char *qmp[STAT_FETCH_PARALLEL];
 	bool format_given = false;
 	int c;
 	cli_init(argv, PROG);
@@ -136,6 +149,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->scrape_ms = cli_uint(PROG, optarg, "--scrape-timeout", 100, 600000);
 			break;
 		case OPT_TEXTFILE: o->textfile = optarg; break;
+		case OPT_QMP:
+			if (o->nqmp == STAT_FETCH_PARALLEL)
+				cli_usage_error(PROG, "--qmp: at most %d QEMUs", STAT_FETCH_PARALLEL);
+			qmp[o->nqmp++] = optarg;
+			o->qmp = qmp;
+			break;
 		case 'o': o->output = optarg; break;
 		default:
 			cli_common_option(PROG, c, OPT_VERSION, usage);
@@ -152,6 +171,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	if (o->list + o->listen + !!o->textfile > 1)
 		cli_usage_error(PROG, "--list, --listen and --textfile are three ways to run: "
 				"give one");
+	if (o->nqmp && (o->nnames || o->listen || o->textfile))
+		cli_usage_error(PROG, "--qmp names the QEMUs: %s", o->nnames ?
+				"leave out the VM names" : "the exporters read vpmu-run's sockets");
 	if (o->count && !o->interval_ms)
 		cli_usage_error(PROG, "--count counts intervals: give --interval too");
 	if ((o->list || o->listen || o->textfile) && o->nnames)
@@ -182,25 +204,49 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-static int list_vms(const char *dir, FILE *out)
+/* Snapshots of the QEMUs of --qmp, one after the other, each within
+ * STAT_CLIENT_TIMEOUT_S; as stat_fetch_all otherwise. */
+static int fetch(const struct opts *o, const char *dir, struct acct_vm **vms, unsigned *n,
+		 unsigned *failed)
+{
+	if (!o->nqmp)
+		return stat_fetch_all(dir, o->names, o->nnames, vms, n, failed, stderr);
+	*n = *failed = 0;
+	*vms = calloc(o->nqmp, sizeof(**vms));
+	if (!*vms)
+		return -ENOMEM;
+	for (unsigned i = 0; i < o->nqmp; i++) {
+		char err[600];
+		if (stat_qmp_fetch(o->qmp[i], STAT_CLIENT_TIMEOUT_S * 1000u, &(*vms)[*n], err,
+				   sizeof(err)) == 0)
+			(*n)++;
+		else {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			(*failed)++;
+		}
+	}
+	return 0;
+}
+
+static int list_vms(const struct opts *o, const char *dir, FILE *out)
 {
 	struct acct_vm *vms;
 	unsigned n, failed;
-	if (stat_fetch_all(dir, NULL, 0, &vms, &n, &failed, stderr) < 0)
+	if (fetch(o, dir, &vms, &n, &failed) < 0)
 		return 1;
 	fprintf(out, "%-32s %-10s %5s %8s\n", "NAME", "MODEL", "VCPUS", "COUNTERS");
 	for (unsigned i = 0; i < n; i++)
 		fprintf(out, "%-32s %-10s %5u %8u\n", vms[i].name, vms[i].model, vms[i].nr_vcpus,
 		       vms[i].nr_ctrs);
 	acct_vms_release(vms, n);
-	return 0;
+	return failed && o->nqmp ? 1 : 0;
 }
 
 static int once(const struct opts *o, const char *dir)
 {
 	struct acct_vm *vms;
 	unsigned n, failed;
-	if (stat_fetch_all(dir, o->names, o->nnames, &vms, &n, &failed, stderr) < 0)
+	if (fetch(o, dir, &vms, &n, &failed) < 0)
 		return 1;
 	int r = acct_write(o->out, (enum acct_format)o->format, vms, n);
 	acct_vms_release(vms, n);
@@ -214,7 +260,7 @@ static int interval(const struct opts *o, const char *dir)
 	struct acct_vm *before = NULL, *now = NULL;
 	unsigned nb = 0, nn = 0, failed;
 	double t0 = now_s(), tb = t0;
-	if (stat_fetch_all(dir, o->names, o->nnames, &before, &nb, &failed, stderr) < 0)
+	if (fetch(o, dir, &before, &nb, &failed) < 0)
 		return 1;
 	bool text = o->format == ACCT_TEXT;
 	if (text && !o->top)
@@ -222,7 +268,7 @@ static int interval(const struct opts *o, const char *dir)
 	for (unsigned k = 0; !o->count || k < o->count; k++) {
 		sleep_ms(o->interval_ms);
 		double tn = now_s();
-		if (stat_fetch_all(dir, o->names, o->nnames, &now, &nn, &failed, stderr) < 0)
+		if (fetch(o, dir, &now, &nn, &failed) < 0)
 			break;
 		if (!text) {
 			/* Another format: the whole snapshot each interval, one document
@@ -277,15 +323,18 @@ static int serve(const struct opts *o, const char *dir)
 static int run(const struct opts *o)
 {
 	char dir[256], err[320];
+	if (o->nqmp)   /* no socket directory: the QEMUs named */
+		return o->list ? list_vms(o, "", o->out) : o->interval_ms ? interval(o, "") :
+			once(o, "");
 	if (stat_dir_get(dir, sizeof(dir), false, err, sizeof(err)) < 0 && !o->listen && !o->textfile) {
 		/* No directory: no VM has run with --name here yet. */
 		if (o->list)
-			return list_vms(dir, o->out);
+			return list_vms(o, dir, o->out);
 		fprintf(stderr, "vpmu-stat: no running VMs (%s)\n", err);
 		return 1;
 	}
 	if (o->list)
-		return list_vms(dir, o->out);
+		return list_vms(o, dir, o->out);
 	if (o->listen)
 		return serve(o, dir);
 	if (o->textfile)

@@ -96,29 +96,38 @@ bool perf_clock_ns(struct vpmu_perf *p, struct perf_slot *s, uint64_t *ns)
 	const struct vpmu_perf_sys *sys = p->sys;
 	/* While the page's lock word has not changed since the last read(2), the
 	 * thread has not been scheduled in again, so it has run all along: its
-	 * task clock advanced as CLOCK_MONOTONIC did.  The word is read before
-	 * the read(2), so a sched-in between the two is seen next time. */
+	 * task clock advanced as CLOCK_MONOTONIC did, for a while
+	 * (PERF_CLOCK_EXTRAPOLATE_NS).  The word is read before the read(2), so
+	 * a sched-in between the two is seen next time. */
 	uint32_t seq = s->lock ? __atomic_load_n(s->lock, __ATOMIC_ACQUIRE) : 1;
-	if (s->lock && s->synced && seq == s->lock_seen && !(seq & 1)) {
-		*ns = s->clock_at + (sys->now_ns(sys->ctx) - s->mono_at);
-		STAT_ADD(s, clock_reads_saved, 1);
-		return true;
-	}
+	uint64_t mono = s->lock && s->synced ? sys->now_ns(sys->ctx) : 0;
 	uint64_t v;
-	int r = sys->read(sys->ctx, s->clock_fd, &v);
-	STAT_ADD(s, reads, 1);
-	if (r != 1) {
-		/* Keep the last value: a failed read loses this interval instead of
-		 * crediting it twice later. */
-		if (!s->synced)
-			return false;
-		*ns = s->clock_at;
-		return true;
+	if (s->lock && s->synced && seq == s->lock_seen && !(seq & 1) &&
+	    mono - s->mono_at <= PERF_CLOCK_EXTRAPOLATE_NS) {
+		v = s->clock_at + (mono - s->mono_at);
+		STAT_ADD(s, clock_reads_saved, 1);
+	} else {
+		int r = sys->read(sys->ctx, s->clock_fd, &v);
+		STAT_ADD(s, reads, 1);
+		if (r != 1) {
+			/* Keep the last value: a failed read loses this interval
+			 * instead of crediting it twice later. */
+			if (!s->synced)
+				return false;
+			*ns = s->clock_last;
+			return true;
+		}
+		s->clock_at = v;
+		s->mono_at = sys->now_ns(sys->ctx);
+		s->lock_seen = seq;
+		s->synced = true;
 	}
-	s->clock_at = v;
-	s->mono_at = sys->now_ns(sys->ctx);
-	s->lock_seen = seq;
-	s->synced = true;
+	/* A read(2) behind an extrapolation (the clocks' rates differ) stands
+	 * still until the task clock catches up: a guest counter never goes
+	 * back. */
+	if (v < s->clock_last)
+		v = s->clock_last;
+	s->clock_last = v;
 	*ns = v;
 	return true;
 }
@@ -167,11 +176,13 @@ void perf_clock_arm(struct vpmu_perf *p, struct perf_slot *s, uint64_t events)
 	if (period == PERF_PERIOD_IDLE && s->armed == PERF_PERIOD_IDLE)
 		return;
 	if (period != PERF_PERIOD_IDLE && perf_clock_ns(p, s, &now) && s->deadline &&
-	    s->deadline <= now + period && now + period - s->deadline <= period / 8) {
-		/* Armed already, a little early (a switch pair stopped the clock's
-		 * i-mode counters for the VMM's time in between): the early signal
-		 * finds no overflow and arms again (perf_poll), which costs less
-		 * than a system call at every switch. */
+	    s->deadline <= now + period) {
+		/* Armed already, early: the VMM's time since (its exits, a switch
+		 * pair) moved the task clock but not the guest's.  The early
+		 * signal finds no overflow and arms again for what is left
+		 * (perf_poll), which costs less than a system call at every
+		 * exit; and setting the period would restart the timer, which
+		 * then never fires while the exits come faster than it. */
 		return;
 	}
 	if (p->sys->set_period(p->sys->ctx, s->clock_fd, period) == 0) {

@@ -60,6 +60,7 @@ struct perf_slot {
 	bool synced;                     /* clock_at/mono_at/lock_seen hold a reading */
 	uint32_t lock_seen;
 	uint64_t clock_at, mono_at;      /* the clock read by read(2), and CLOCK_MONOTONIC then */
+	uint64_t clock_last;             /* the last value perf_clock_ns gave: it never goes back */
 	/* The guest's clock: the task clock less the thread's time out of the
 	 * guest since the first reading of each exit (perf_guest_ns). */
 	bool frozen;                     /* out of the guest: it stands at frozen_raw - excluded */
@@ -92,6 +93,13 @@ struct vpmu_perf {
 	pthread_mutex_t xlat_lock;       /* held while one is added */
 	unsigned untranslatable_logged;  /* an event not countable was logged (atomic) */
 };
+
+/* The longest a task-clock reading is extrapolated with CLOCK_MONOTONIC from
+ * the last read(2) (perf_clock_ns): the two clocks need not run at one rate
+ * (the scheduler's clock against the NTP-disciplined clocksource; under an
+ * emulating hypervisor they can differ by far more), so the drift an
+ * extrapolation may carry is bounded by this. */
+#define PERF_CLOCK_EXTRAPOLATE_NS 1000000u
 
 /* "No overflow due": a period the task clock never reaches. */
 #define PERF_PERIOD_IDLE (1ull << 62)
