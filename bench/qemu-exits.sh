@@ -8,18 +8,21 @@
 # MSR_CORE_THREAD_COUNT, which the same dispatch hands to QEMU's own handler
 # (a null handler: it returns the CPU's core and thread counts), in one run;
 # writes have no QEMU baseline and are timed alone.  RUNS runs of -cpu
-# pentium3,vpmu=p6 (or athlon,vpmu=k7) in one scripts/kvm-env boot, nested in
-# QEMU TCG with the patched KVM (RDPMC is not timed here); the table is
-# bench/exits-table.awk's, as bench/kvm-exits.sh prints it for vpmu-run.
-#   make B=build lib guests && bench/qemu-exits.sh [p6|k7 [RUNS]]
+# pentium3,vpmu=p6 (or athlon,vpmu=k7) in one scripts/kvm-env boot (native KVM
+# where /dev/kvm works, else nested in QEMU TCG; --patched-kvm: nested with the
+# RDPMC exit, which is not timed here); the table is bench/exits-table.awk's,
+# as bench/kvm-exits.sh prints it for vpmu-run.
+#   make B=build lib guests && bench/qemu-exits.sh [--patched-kvm] [p6|k7 [RUNS]]
 set -eu
 GB=${VPMU_GUEST_BUILD:-build/guest}
+patched=
+if [ "${1:-}" = --patched-kvm ]; then patched=--patched-kvm; shift; fi
 model=${1:-p6}
 runs=${2:-5}
 case $model in
 p6) cpu=pentium3,vendor=GenuineIntel ;;
 k7) cpu=athlon,vendor=AuthenticAMD ;;
-*) echo "usage: bench/qemu-exits.sh [p6|k7 [RUNS]]" >&2; exit 2 ;;
+*) echo "usage: bench/qemu-exits.sh [--patched-kvm] [p6|k7 [RUNS]]" >&2; exit 2 ;;
 esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,7 +41,7 @@ while [ \$i -lt $runs ]; do
 done
 EOF
 # shellcheck disable=SC2086
-scripts/kvm-env --patched-kvm --timeout 600 --mem 1024 $files --file "$tmp/stage/bench-exits.bin" \
+scripts/kvm-env $patched --timeout 600 --mem 1024 $files --file "$tmp/stage/bench-exits.bin" \
 	--file "$tmp/stage/exits-suite.sh" -- /bin/busybox sh exits-suite.sh >"$tmp/out" 2>"$tmp/err" || {
 	cat "$tmp/err" >&2
 	exit 1
