@@ -17,9 +17,10 @@
 #   - a live migration over a Unix socket in the middle of the guest's run,
 #     after which it passes every case on the destination; one of a guest that
 #     counts and samples throughout (guest-tests/migrate/check.c: its counters
-#     never go back, no PMI lost or doubled); and migrations to another model
-#     and to a QEMU without vpmu=, which the destination refuses at the
-#     stream's start, before the source stops.
+#     never go back, no PMI lost or doubled); and migrations to another model,
+#     to a QEMU without vpmu= and through a pipe that corrupts the stream,
+#     which the destination refuses at the stream's start, before the source
+#     stops.
 # The patched QEMU runs in the nested guest with its libraries, loader and
 # firmware staged next to it (the guest's initramfs is busybox), and with the
 # libvpmu.so.1 of this checkout (make B=build lib).  One nested boot, about 3 minutes.
@@ -146,11 +147,14 @@ p6="-cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6"
 # source whether it loaded the state: a refusal then fails the migration on the
 # source too, which runs on (without it the source ends "completed", stopped).
 rp="-global migration.x-return-path=on"
-migrate() { # NAME SOCKET GUEST DESTINATION-CPU...: the source runs p6; it is
-	# migrated $after seconds after QMP's negotiation (2 unless set)
-	name=$1 sock=$2 guest=$3; shift 3
-	run $exitport $rp -serial file:$name-dst.txt "$@" -kernel $guest \
-		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" -incoming unix:$sock >$name-dst.log 2>&1 &
+migrate() { # NAME INCOMING-URI URI GUEST DESTINATION-CPU...: the source runs p6
+	# and is migrated $after seconds (2 unless set) after QMP's negotiation;
+	# over a socket with the return path (an exec: pipe has none)
+	name=$1 in=$2 to=$3 guest=$4; shift 4
+	rpo=$rp
+	case $to in exec:*) rpo= ;; esac
+	run $exitport $rpo -serial file:$name-dst.txt "$@" -kernel $guest \
+		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" -incoming "$in" >$name-dst.log 2>&1 &
 	d=$!
 	sleep 2
 	{
@@ -159,10 +163,10 @@ migrate() { # NAME SOCKET GUEST DESTINATION-CPU...: the source runs p6; it is
 		# source's guest has ended it.
 		qmp '{"execute":"migrate-set-capabilities","arguments":{"capabilities":[{"capability":"events","state":true}]}}'
 		sleep ${after:-2}
-		qmp '{"execute":"migrate","arguments":{"uri":"unix:'$sock'"}}'
+		qmp '{"execute":"migrate","arguments":{"uri":"'"$to"'"}}'
 		sleep 10
 		qmp '{"execute":"query-migrate"}'
-	} | run $exitport $rp -serial file:$name-src.txt -qmp stdio $p6 -kernel $guest \
+	} | run $exitport $rpo -serial file:$name-src.txt -qmp stdio $p6 -kernel $guest \
 		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" >$name-src.log 2>&1 &
 	s=$!
 	# The source's guest ends it (its exit port) if it goes on running;
@@ -179,10 +183,16 @@ migrate() { # NAME SOCKET GUEST DESTINATION-CPU...: the source runs p6; it is
 	echo "@@ $name-src rc $rs"
 	echo "@@ $name-dst rc $rd"
 }
-migrate mig mig.sock pmu-tests.bin $p6
-after=6 migrate migck mig3.sock migrate-check.bin $p6
-migrate migk7 mig2.sock pmu-tests.bin -cpu athlon,vendor=AuthenticAMD,x2apic=off,vpmu=k7
-migrate mignone mig4.sock pmu-tests.bin -cpu pentium3,vendor=GenuineIntel,x2apic=off
+migrate mig unix:mig.sock unix:mig.sock pmu-tests.bin $p6
+after=6
+migrate migck unix:mig3.sock unix:mig3.sock migrate-check.bin $p6
+after=
+migrate migk7 unix:mig2.sock unix:mig2.sock pmu-tests.bin -cpu athlon,vendor=AuthenticAMD,x2apic=off,vpmu=k7
+migrate mignone unix:mig4.sock unix:mig4.sock pmu-tests.bin -cpu pentium3,vendor=GenuineIntel,x2apic=off
+# A corrupt stream: the source's through a pipe that changes the magic of
+# each vPMU blob in it (sed is binary-safe), the VM's first.
+mkfifo bad.fifo
+migrate migbad "exec:sed s/VPMU/VPMX/g bad.fifo" "exec:cat >bad.fifo" pmu-tests.bin $p6
 EOF
 } >"$tmp/stage/run.sh"
 # shellcheck disable=SC2086
@@ -197,7 +207,7 @@ boot
 rc=$?
 # A boot the nested tier itself broke (its timeout, a guest that did not
 # start) is run once more; a QEMU's own failure is not.
-if [ "$rc" = 124 ] || [ "$rc" = 125 ] || ! grep -q '^@@ mignone-dst rc' "$tmp/kvm.out"; then
+if [ "$rc" = 124 ] || [ "$rc" = 125 ] || ! grep -q '^@@ migbad-dst rc' "$tmp/kvm.out"; then
 	echo "# the nested boot failed (status $rc): once more"
 	boot
 	rc=$?
@@ -307,6 +317,7 @@ refused() { # NAME WHAT MESSAGE
 		grep -q "^$1-src.txt: vpmu-guest: exit 0 (30 cases)" "$tmp/kvm.out" && [ "$(qrc $1-src)" = 1 ]
 	ok $? "a migration to $2 is refused before the source stops ($(sed -n "s/^$1-dst.log: .*\($3.*\)/\1/p" "$tmp/kvm.out" | head -n 1 | cut -c1-100)); the source runs on to the end (status $(qrc $1-src))" "$tmp/kvm.out"
 }
-refused migk7 "a k7 destination" "vpmu: the source's virtual PMU does not match this one (vpmu=k7)"
+refused migk7 "a k7 destination" "vpmu: this CPU's virtual PMU (vpmu=k7) refuses the source's: model p6"
 refused mignone "a destination without vpmu=" "Unknown savevm section or instance 'vpmu'"
+refused migbad "a destination through a pipe that corrupts the blobs' magic" "vpmu: this CPU's virtual PMU (vpmu=p6) refuses the source's: bad magic"
 echo "1..$n"

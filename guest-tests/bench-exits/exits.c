@@ -137,7 +137,7 @@ static void alone(const char *what, access_fn *fn, const struct pmu_regs *p)
 	report(what, "libvpmu", rdtsc() - t0, PAIRS * BLOCK);
 }
 
-static void kvm_exit(const char *what, const struct pmu_regs *p, bool use_cpuid);
+static void kvm_exits_and_end(const struct pmu_regs *p);
 
 static void qemu_main(const struct pmu_regs *p)
 {
@@ -147,11 +147,7 @@ static void qemu_main(const struct pmu_regs *p)
 	side_by_side_qemu("rdmsr PMU counter (user-space exit)", p);
 	alone("wrmsr PMU event select (user-space exit)", write_same, p);
 	alone("wrmsr PMU event select, changing events (user-space exit)", write_changing, p);
-	wrmsr_safe(p->ctrl1, 0);
-	kvm_exit("wrmsr BIOS_SIGN_ID (exit handled in KVM)", p, false);
-	kvm_exit("cpuid (exit handled in KVM)", p, true);
-	wrmsr_safe(p->ctrl, 0);
-	guest_exit();
+	kvm_exits_and_end(p);
 }
 
 static void kvm_exit(const char *what, const struct pmu_regs *p, bool use_cpuid)
@@ -166,6 +162,16 @@ static void kvm_exit(const char *what, const struct pmu_regs *p, bool use_cpuid)
 			wrmsr_safe(MSR_BIOS_SIGN_ID, 0);
 	}
 	report(what, "KVM", rdtsc() - t0, N_KVM);
+}
+
+/* The exits KVM handles in the kernel, for scale; then the counters off, and the end. */
+static void kvm_exits_and_end(const struct pmu_regs *p)
+{
+	wrmsr_safe(p->ctrl1, 0);
+	kvm_exit("wrmsr BIOS_SIGN_ID (exit handled in KVM)", p, false);
+	kvm_exit("cpuid (exit handled in KVM)", p, true);
+	wrmsr_safe(p->ctrl, 0);
+	guest_exit();
 }
 
 void guest_main(void)
@@ -201,9 +207,5 @@ void guest_main(void)
 	}
 	side_by_side("wrmsr PMU event select (user-space exit)", write_same, p);
 	side_by_side("wrmsr PMU event select, changing events (user-space exit)", write_changing, p);
-	wrmsr_safe(p->ctrl1, 0);
-	kvm_exit("wrmsr BIOS_SIGN_ID (exit handled in KVM)", p, false);
-	kvm_exit("cpuid (exit handled in KVM)", p, true);
-	wrmsr_safe(p->ctrl, 0);
-	guest_exit();
+	kvm_exits_and_end(p);
 }

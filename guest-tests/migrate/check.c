@@ -47,6 +47,7 @@ static struct {
 	uint64_t mask, top;
 	volatile uint32_t pmis, spurious, bad_access;
 	volatile uint64_t last_c1, gap_min, gap_max;
+	volatile uint32_t gap_min_at, gap_max_at;   /* the PMIs that ended them */
 } st;
 
 static uint64_t rd(uint32_t msr)
@@ -67,9 +68,9 @@ static void gap(uint64_t c1)
 {
 	uint64_t g = c1 - st.last_c1;
 	if (g < st.gap_min)
-		st.gap_min = g;
+		st.gap_min = g, st.gap_min_at = st.pmis;
 	if (g > st.gap_max)
-		st.gap_max = g;
+		st.gap_max = g, st.gap_max_at = st.pmis;
 	st.last_c1 = c1;
 }
 
@@ -142,9 +143,10 @@ void guest_main(void)
 		    "and counter 0 ends reloaded",
 		    ends_armed && st.pmis > 0 && st.gap_min > PERIOD / 2 &&
 			    st.gap_max < PERIOD + PERIOD / 2);
-	diag("migrate-check: %u PMIs, %u spurious; counter 1 between PMIs: %llu to %llu; "
-	     "counter 0 at the end 0x%llx", st.pmis, st.spurious, (unsigned long long)st.gap_min,
-	     (unsigned long long)st.gap_max, (unsigned long long)c0);
+	diag("migrate-check: %u PMIs, %u spurious; counter 1 between PMIs: %llu (before PMI %u) to "
+	     "%llu (before PMI %u); counter 0 at the end 0x%llx", st.pmis, st.spurious,
+	     (unsigned long long)st.gap_min, st.gap_min_at, (unsigned long long)st.gap_max,
+	     st.gap_max_at, (unsigned long long)c0);
 	/* counter 0's count: from -PERIOD to its value, plus PERIOD per reload */
 	uint64_t c0_count = ((c0 + PERIOD) & st.mask) + (uint64_t)st.pmis * PERIOD;
 	uint64_t diff = c1 > c0_count ? c1 - c0_count : c0_count - c1;

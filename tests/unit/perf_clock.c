@@ -14,8 +14,8 @@
  *     the task clock but not the guest's, and setting the period again at
  *     each exit would restart the timer, which would then never fire while
  *     exits come faster than it (under QEMU in the nested tier, a sampling
- *     guest got 2 PMIs for 50); a counter moved to overflow sooner arms it
- *     again.
+ *     guest got 2 PMIs for 50); a counter moved to overflow sooner, or a
+ *     deadline passed without its signal's poll, arms it again.
  */
 #include "perf_double.h"
 
@@ -28,9 +28,12 @@
 #define EV_CYCLES 0x79u
 #define MASK40 ((1ull << 40) - 1)
 
+/* The slot's task clock (a case of its own: it is open). */
 static int clock_fd(void)
 {
-	return event_fd(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	int fd = event_fd(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	ok(fd >= 0, "the slot's task clock is open (fd %d)", fd);
+	return fd;
 }
 
 /* An exit that reads counter 0 (its value). */
@@ -51,10 +54,9 @@ static void test_extrapolation(void)
 		goto out;
 	struct vpmu_vcpu *v = w.v;
 	int cf = clock_fd();
-	ok(cf >= 0, "the slot's task clock is open (fd %d)", cf);
-	if (cf < 0)
-		goto out;
 	struct fake_fd *f = fd_get(cf);
+	if (!f)
+		goto out;
 	D.now_held = true;
 	D.now = 1000000000;
 	f->count = 1000000;   /* 1 ms of task clock */
@@ -113,10 +115,9 @@ static void test_early_timer_kept(void)
 		goto out;
 	struct vpmu_vcpu *v = w.v;
 	int cf = clock_fd();
-	ok(cf >= 0, "the slot's task clock is open (fd %d)", cf);
-	if (cf < 0)
-		goto out;
 	struct fake_fd *f = fd_get(cf);
+	if (!f)
+		goto out;
 	f->count = 1000000;   /* the thread has run 1 ms */
 	/* 1,000,000 cycles to the overflow: 500 us of guest time at 2 GHz. */
 	check_eq(wr(v, PERFCTR0, (0 - 1000000ull) & MASK40), VPMU_FAULT_NONE, "PERFCTR0 = -1000000");
@@ -140,19 +141,22 @@ static void test_early_timer_kept(void)
 	d = since();
 	check_eq(d.period, 0, "100 exits with 400 us of the VMM's time: the timer is not set again "
 		 "(each set would restart it)");
-	/* The task clock reaches the deadline: its signal ends the next KVM_RUN
-	 * at once, and the poll after it finds no overflow yet (the guest's
-	 * clock is 400 us short); the next entry arms what is left. */
+	/* The task clock passes the deadline, and no poll follows (the signal
+	 * was lost, or is still on its way): the next entry arms the timer
+	 * again for what is left, rather than wait for the periodic timer's next
+	 * signal a whole old period later. */
+	f->count += 1000;
 	advance(cf, 0);
+	d = since();
+	check_eq(d.period, 1, "an entry past the deadline without its poll arms the timer again");
+	uint64_t left = D.periods[D.nperiods - 1];
+	ok(left >= 398000 && left <= 401000, "for the guest time left: 400 us (%" PRIu64 " ns)", left);
+	/* The signal of the deadline kept early comes: the poll finds no
+	 * overflow (the guest's clock is short of it by the exits' VMM time). */
 	vpmu_vcpu_poll(v);
 	struct vpmu_totals t;
 	vpmu_vcpu_totals(v, &t);
 	check_eq(t.pmis, 0, "the early signal raises no PMI");
-	advance(cf, 0);
-	d = since();
-	check_eq(d.period, 1, "after the early signal the entry arms the timer again");
-	uint64_t left = D.periods[D.nperiods - 1];
-	ok(left >= 398000 && left <= 401000, "for the guest time left: 400 us (%" PRIu64 " ns)", left);
 	/* The guest moves the counter closer to its overflow: armed sooner. */
 	check_eq(wr(v, PERFCTR0, (0 - 2000ull) & MASK40), VPMU_FAULT_NONE, "PERFCTR0 = -2000");
 	advance(cf, 0);

@@ -176,13 +176,16 @@ void perf_clock_arm(struct vpmu_perf *p, struct perf_slot *s, uint64_t events)
 	if (period == PERF_PERIOD_IDLE && s->armed == PERF_PERIOD_IDLE)
 		return;
 	if (period != PERF_PERIOD_IDLE && perf_clock_ns(p, s, &now) && s->deadline &&
-	    s->deadline <= now + period) {
+	    s->deadline > now && s->deadline <= now + period) {
 		/* Armed already, early: the VMM's time since (its exits, a switch
 		 * pair) moved the task clock but not the guest's.  The early
 		 * signal finds no overflow and arms again for what is left
 		 * (perf_poll), which costs less than a system call at every
 		 * exit; and setting the period would restart the timer, which
-		 * then never fires while the exits come faster than it. */
+		 * then never fires while the exits come faster than it.  A
+		 * deadline already passed without its poll (a signal the VMM
+		 * lost, or one still on its way) is armed again: the periodic
+		 * timer's next signal would be a whole old period late. */
 		return;
 	}
 	if (p->sys->set_period(p->sys->ctx, s->clock_fd, period) == 0) {
