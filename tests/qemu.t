@@ -82,9 +82,32 @@ fi
 # libraries (the loader is QEMU's).
 make -s --no-print-directory B=build build/bin/vpmu-stat >"$tmp/stat.err" 2>&1 ||
 	{ ok 1 "make B=build build/bin/vpmu-stat" "$tmp/stat.err"; echo "1..$n"; exit 1; }
-files=$(qemu_stage_here "$tmp/stage") && cp "$GB/pmu-tests.bin" "$GB/migrate-check.bin" build/bin/vpmu-stat "$tmp/stage/" &&
-	files="$files --file $tmp/stage/pmu-tests.bin --file $tmp/stage/migrate-check.bin --file $tmp/stage/vpmu-stat --file $tmp/stage/run.sh" &&
-	for l in $(ldd build/bin/vpmu-stat | awk '$3 ~ /^\// { print $3 }'); do files="$files --file $l"; done
+# libvirt's command line for contrib/libvirt/vpmu-p6.xml: virsh with libvirt's
+# QEMU driver embedded in it (qemu:///embed: no daemon; libvirt's
+# src/libvirt.c), with their libraries.  The domain boots pmu-tests instead
+# of its disk (-kernel, its command line), with its console in a file, the
+# exit port and the nested tier's vapic=off; the rest (the CPU, its features,
+# the -global of vpmu=p6) is the documented XML's.
+virsh=$(command -v virsh)
+lvmod=$(dpkg -L libvirt-daemon-driver-qemu 2>/dev/null | grep '/libvirt_driver_qemu\.so$')
+perl -0pe 's|<emulator>.*?</emulator>|<emulator>\@DIR\@/qemu-libvirt</emulator>|;
+	s|<memory unit=.MiB.>512</memory>|<memory unit="MiB">64</memory>|;
+	s|<boot dev=.hd./>|<kernel>\@DIR\@/pmu-tests.bin</kernel><cmdline>model=p6 vcpus=1 cpumodel=7 stepping=3 backend=perf counts=clock rdpmc=exit</cmdline>|;
+	s|<disk .*?</disk>\s*||s;
+	s|<serial type=.pty./>|<serial type="file"><source path="\@DIR\@/lv-console.txt"/></serial>|;
+	s|<console type=.pty./>\s*||;
+	s|(<qemu:arg value=.pentium3-x86_64-cpu.vpmu=p6./>)|$1<qemu:arg value="-device"/><qemu:arg value="isa-debug-exit,iobase=0xf4,iosize=4"/><qemu:arg value="-global"/><qemu:arg value="apic-common.vapic=off"/>|' \
+	contrib/libvirt/vpmu-p6.xml >"$tmp/lv-domain.xml"
+grep -q '@DIR@/pmu-tests.bin' "$tmp/lv-domain.xml" && ! grep -q '<disk' "$tmp/lv-domain.xml" &&
+	grep -q 'apic-common.vapic=off' "$tmp/lv-domain.xml" && [ -n "$virsh" ] && [ -n "$lvmod" ]
+ok $? "libvirt's case: the domain of contrib/libvirt/vpmu-p6.xml booting pmu-tests, virsh ($virsh) and libvirt's QEMU driver (${lvmod:-libvirt-daemon-driver-qemu: not installed})" "$tmp/lv-domain.xml"
+# libvirt's CPU models (libvirt0's cpu_map), which its driver reads.
+tar -C / -czf "$tmp/lv-cpu-map.tgz" usr/share/libvirt/cpu_map 2>"$tmp/tar.err" ||
+	{ ok 1 "libvirt's cpu_map" "$tmp/tar.err"; echo "1..$n"; exit 1; }
+files=$(qemu_stage_here "$tmp/stage") && cp "$GB/pmu-tests.bin" "$GB/migrate-check.bin" build/bin/vpmu-stat "$tmp/lv-domain.xml" "$tmp/lv-cpu-map.tgz" "$tmp/stage/" &&
+	files="$files --file $tmp/stage/pmu-tests.bin --file $tmp/stage/migrate-check.bin --file $tmp/stage/vpmu-stat --file $tmp/stage/lv-domain.xml --file $tmp/stage/lv-cpu-map.tgz --file $tmp/stage/run.sh" &&
+	files="$files $(for l in $( { ldd build/bin/vpmu-stat; ldd "$virsh"; ldd "$lvmod"; } | awk '$3 ~ /^\// { print $3 }' | sort -u); do
+		case " $files " in *" --file $l "*) ;; *) printf ' --file %s' "$l" ;; esac; done) --file $virsh --file $lvmod"
 # Each QEMU run: its console and stderr, then "@@ NAME rc N".
 {
 echo "run() { $QEMU_RUN -m 64 \"\$@\"; }"
@@ -193,6 +216,36 @@ migrate mignone unix:mig4.sock unix:mig4.sock pmu-tests.bin -cpu pentium3,vendor
 # each vPMU blob in it (sed is binary-safe), the VM's first.
 mkfifo bad.fifo
 migrate migbad "exec:sed s/VPMU/VPMX/g bad.fifo" "exec:cat >bad.fifo" pmu-tests.bin $p6
+# libvirt's command line: virsh domxml-to-native with the QEMU driver embedded,
+# privileged (as root here: its build's QEMU user must exist, and qemu.conf
+# makes it root), then that command line run.  libvirt starts QEMU stopped
+# (-S) and continues it over QMP: without -S it runs at once.
+d=$PWD
+mkdir -p /etc
+printf 'passwd: files\ngroup: files\n' >/etc/nsswitch.conf
+echo "root:x:0:0:root:/root:/bin/sh" >>/etc/passwd
+echo "libvirt-qemu:x:64055:64055::/nonexistent:/bin/false" >>/etc/passwd
+printf 'root:x:0:\nkvm:x:106:\nlibvirt-qemu:x:64055:\n' >>/etc/group
+tar -C / -xzf lv-cpu-map.tgz
+mkdir -p lvroot/etc/qemu
+printf 'user = "root"\ngroup = "root"\n' >lvroot/etc/qemu/qemu.conf
+printf '#!/bin/sh\nexec %s/ld-linux-x86-64.so.2 --library-path %s %s/qemu-system-x86_64 -L %s "$@"\n' \
+	"$d" "$d" "$d" "$d" >qemu-libvirt
+chmod 755 qemu-libvirt
+sed "s|@DIR@|$d|g" lv-domain.xml >lv.xml
+LIBVIRT_DRIVER_DIR=$d ./ld-linux-x86-64.so.2 --library-path . ./virsh -q -c "qemu:///embed?root=$d/lvroot" \
+	domxml-to-native qemu-argv lv.xml >lv-argv.txt 2>lv-virsh.err
+echo "@@ lv-virsh rc $?"
+sed 's/^/lv-argv: /' lv-argv.txt; echo   # (no newline at its end)
+sed 's/^/lv-virsh: /' lv-virsh.err
+# The files the command line names that libvirt would have made: the domain's
+# directory (its monitor socket) and its master key.
+key=$(sed -n 's/.*"file":"\([^"]*master-key.aes\)".*/\1/p' lv-argv.txt)
+[ -z "$key" ] || { mkdir -p "${key%/*}"; head -c 32 /dev/urandom >"$key"; }
+sed 's/ -S / /' lv-argv.txt >lv-run.sh
+sh lv-run.sh >lv-qemu.log 2>&1
+echo "@@ lv rc $?"
+sed 's/^/lv-qemu: /' lv-qemu.log; sed 's/^/lv-console: /' lv-console.txt
 EOF
 } >"$tmp/stage/run.sh"
 # shellcheck disable=SC2086
@@ -207,7 +260,7 @@ boot
 rc=$?
 # A boot the nested tier itself broke (its timeout, a guest that did not
 # start) is run once more; a QEMU's own failure is not.
-if [ "$rc" = 124 ] || [ "$rc" = 125 ] || ! grep -q '^@@ migbad-dst rc' "$tmp/kvm.out"; then
+if [ "$rc" = 124 ] || [ "$rc" = 125 ] || ! grep -q '^@@ lv rc' "$tmp/kvm.out"; then
 	echo "# the nested boot failed (status $rc): once more"
 	boot
 	rc=$?
@@ -320,4 +373,14 @@ refused() { # NAME WHAT MESSAGE
 refused migk7 "a k7 destination" "vpmu: this CPU's virtual PMU (vpmu=k7) refuses the source's: model p6"
 refused mignone "a destination without vpmu=" "Unknown savevm section or instance 'vpmu'"
 refused migbad "a destination through a pipe that corrupts the blobs' magic" "vpmu: this CPU's virtual PMU (vpmu=p6) refuses the source's: bad magic"
+
+# libvirt's command line for the documented domain (contrib/libvirt/vpmu-p6.xml,
+# booting pmu-tests): it has the CPU, pmu=off, x2apic=off and the -global of
+# vpmu=p6, and QEMU run with it passes every case.
+[ "$(qrc lv-virsh)" = 0 ] && grep -q '^lv-argv: .*-cpu pentium3,vendor=GenuineIntel,x2apic=off,pmu=off' "$tmp/kvm.out" &&
+	grep -q '^lv-argv: .*-accel kvm' "$tmp/kvm.out" && grep -q '^lv-argv: .*-global pentium3-x86_64-cpu.vpmu=p6' "$tmp/kvm.out"
+ok $? "virsh domxml-to-native qemu-argv (libvirt's QEMU driver, embedded) makes the command line: $(grep -o -- '-cpu [^ ]*' "$tmp/kvm.out" | grep vendor | head -n 1), $(grep -o -- '-global pentium3-x86_64-cpu.vpmu=p6' "$tmp/kvm.out" | head -n 1)" "$tmp/kvm.out"
+[ "$(qrc lv)" = 1 ] && [ "$(cases lv-console ok)" -ge 30 ] && [ "$(cases lv-console 'not ok')" = 0 ] &&
+	said lv-console "vpmu-guest: exit 0"
+ok $? "that command line boots: pmu-tests passes $(cases lv-console ok) cases, none fails (QEMU status $(qrc lv))" "$tmp/kvm.out"
 echo "1..$n"
