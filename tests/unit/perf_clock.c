@@ -28,12 +28,21 @@
 #define EV_CYCLES 0x79u
 #define MASK40 ((1ull << 40) - 1)
 
-/* The slot's task clock (a case of its own: it is open). */
-static int clock_fd(void)
+/* world_up without a host PMU (the probe refused), the task clock's mmap page
+ * lock word mapped if `lock`: the slot's task clock in the double, its fd in
+ * *fd (a case of its own: it is open); NULL if the world or the clock is not
+ * up (world_down is still due). */
+static struct fake_fd *clock_world(struct world *w, const char *name, bool lock, int *fd)
 {
-	int fd = event_fd(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-	ok(fd >= 0, "the slot's task clock is open (fd %d)", fd);
-	return fd;
+	dbl_lock_mapped = lock;
+	dbl_lock_word = 2;
+	bool up = world_up(w, ENOENT, name);
+	dbl_lock_mapped = false;
+	if (!up)
+		return NULL;
+	*fd = event_fd(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	ok(*fd >= 0, "the slot's task clock is open (fd %d)", *fd);
+	return fd_get(*fd);
 }
 
 /* An exit that reads counter 0 (its value). */
@@ -46,17 +55,11 @@ static void test_extrapolation(void)
 {
 	struct world w;
 	const char *name = "task clock: extrapolation and monotonic readings";
-	dbl_lock_mapped = true;
-	dbl_lock_word = 2;
-	bool up = world_up(&w, ENOENT, name);
-	dbl_lock_mapped = false;
-	if (!up)
-		goto out;
-	struct vpmu_vcpu *v = w.v;
-	int cf = clock_fd();
-	struct fake_fd *f = fd_get(cf);
+	int cf;
+	struct fake_fd *f = clock_world(&w, name, true, &cf);
 	if (!f)
 		goto out;
+	struct vpmu_vcpu *v = w.v;
 	D.now_held = true;
 	D.now = 1000000000;
 	f->count = 1000000;   /* 1 ms of task clock */
@@ -111,13 +114,11 @@ static void test_early_timer_kept(void)
 {
 	struct world w;
 	const char *name = "task clock: an early overflow timer stays armed";
-	if (!world_up(&w, ENOENT, name))
-		goto out;
-	struct vpmu_vcpu *v = w.v;
-	int cf = clock_fd();
-	struct fake_fd *f = fd_get(cf);
+	int cf;
+	struct fake_fd *f = clock_world(&w, name, false, &cf);
 	if (!f)
 		goto out;
+	struct vpmu_vcpu *v = w.v;
 	f->count = 1000000;   /* the thread has run 1 ms */
 	/* 1,000,000 cycles to the overflow: 500 us of guest time at 2 GHz. */
 	check_eq(wr(v, PERFCTR0, (0 - 1000000ull) & MASK40), VPMU_FAULT_NONE, "PERFCTR0 = -1000000");

@@ -100,10 +100,9 @@ bool perf_clock_ns(struct vpmu_perf *p, struct perf_slot *s, uint64_t *ns)
 	 * (PERF_CLOCK_EXTRAPOLATE_NS).  The word is read before the read(2), so
 	 * a sched-in between the two is seen next time. */
 	uint32_t seq = s->lock ? __atomic_load_n(s->lock, __ATOMIC_ACQUIRE) : 1;
-	uint64_t mono = s->lock && s->synced ? sys->now_ns(sys->ctx) : 0;
-	uint64_t v;
+	uint64_t v, mono;
 	if (s->lock && s->synced && seq == s->lock_seen && !(seq & 1) &&
-	    mono - s->mono_at <= PERF_CLOCK_EXTRAPOLATE_NS) {
+	    (mono = sys->now_ns(sys->ctx)) - s->mono_at <= PERF_CLOCK_EXTRAPOLATE_NS) {
 		v = s->clock_at + (mono - s->mono_at);
 		STAT_ADD(s, clock_reads_saved, 1);
 	} else {
