@@ -284,6 +284,8 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_install(struct 
 	install_control(v, &ctl);
 	if (v->core)
 		notify_sibling(v);
+	if (!host && (v->model->caps & VPMU_CAP_OVF_ON_MSB) && ctl.nrictrs)
+		vpmu_msb_level_check(v);
 	return VPMU_FAULT_NONE;
 }
 
@@ -324,8 +326,13 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 		record_violations(v, viol);
 		if (viol && strict)
 			return VPMU_FAULT_STRICT;
-		if (t->ctr_mask)
+		if (t->ctr_mask) {
 			load_counters(v, t);
+			/* A negative value loaded into a counter whose exception is
+			 * enabled raises it (PowerPC: a level). */
+			if (!host && (m->caps & VPMU_CAP_OVF_ON_MSB) && v->ctl.nrictrs)
+				vpmu_msb_level_check(v);
+		}
 		return VPMU_FAULT_NONE;
 	}
 	if (t->retarget != VPMU_TXN_NO_RETARGET && t->n == 1 && !t->ctr_mask)

@@ -126,50 +126,13 @@ int vpmu_host_destroy(struct vpmu_host *host)
 	return 0;
 }
 
-/* The overflow of an i-mode counter: the model records the architectural status
- * and decides whether it raises a PMI.  Status that changes a control register
- * makes the control stale: it is derived again before the next entry or access,
- * not here, where a switch-out or a register access may be in progress (a poll). */
-static bool model_overflow(struct vpmu_vcpu *v, uint64_t mask)
+uint64_t vpmu_vcpu_counting(const struct vpmu_vcpu *v)
 {
-	if (!v->mops->overflow)
-		return true;
-	if (v->core)
-		pthread_mutex_lock(&v->core->lock);
-	/* The hooks of counters overflowing together share one transaction: each
-	 * sees what the previous one set (two OVF bits of one status register).
-	 * Only registers change: counter loads staged here are not applied
-	 * (docs/design.md "Overflow, PMIs and status"). */
-	struct vpmu_txn t;
-	memset(&t, 0, sizeof(t));
-	t.regs = t.rf = v->rf;
-	t.vcpu = v;
-	t.host = true;
-	bool pmi = false, changed = false;
-	for (; mask; mask &= mask - 1) {
-		pmi |= v->mops->overflow(v->model, &v->ctx, &t, (unsigned)__builtin_ctzll(mask));
-		/* Nothing undoes an overflow: empty the undo log after each hook, or
-		 * the changes past VPMU_TXN_MAX of many counters overflowing together
-		 * (a P4's 18 CCCR.OVF bits) would be dropped. */
-		changed |= t.n != 0;
-		t.n = 0;
-#ifdef VPMU_CONTRACT_CHECKS
-		if (t.overflowed) {
-			fprintf(stderr, "libvpmu: model %s: an overflow changed more than %d "
-				"registers, or one past the register file\n", v->model->name,
-				VPMU_TXN_MAX);
-			abort();
-		}
-#endif
-	}
-	if (changed) {
-		vpmu_mark_stale(v);
-		if (v->core && v->core->thread[v->ctx.thread ^ 1])
-			vpmu_mark_stale(v->core->thread[v->ctx.thread ^ 1]);
-	}
-	if (v->core)
-		pthread_mutex_unlock(&v->core->lock);
-	return pmi;
+	uint64_t mask = 0;
+	if (v)
+		for (unsigned i = 0; i < vpmu_ctl_n(&v->ctl); i++)
+			mask |= 1ull << v->ctl.ctr[i].pmc;
+	return mask;
 }
 
 void vpmu_host_overflow(struct vpmu_host *host, unsigned cpu, uint64_t pmc_mask)
@@ -184,11 +147,7 @@ void vpmu_host_overflow(struct vpmu_host *host, unsigned cpu, uint64_t pmc_mask)
 	for (unsigned i = v->ctl.nractrs; i < vpmu_ctl_n(&v->ctl); i++)
 		if (pmc_mask & (1ull << v->ctl.ctr[i].pmc))
 			mask |= 1ull << v->ctl.ctr[i].pmc;
-	if (!mask || !model_overflow(v, mask))
-		return;
-	v->pmi_ctrs |= mask;
-	v->pmi_pending = true;
-	v->totals.pmis++;
+	vpmu_raise_overflows(v, mask);
 }
 
 enum vpmu_count_source vpmu_host_event_source(const struct vpmu_host *host, enum vpmu_event ev,

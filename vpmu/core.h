@@ -310,4 +310,11 @@ static inline uint64_t vpmu_ctl_key(const struct vpmu_model *m, const struct vpm
 	return m->ops->ctl_key ? m->ops->ctl_key(m, e) : e->evntsel;
 }
 
+/* Counters `mask` (i-mode counters of the control) overflowed: the model's
+ * status, and a PMI pending when the model says one is due (overflow.c). */
+void vpmu_raise_overflows(struct vpmu_vcpu *v, uint64_t mask);
+/* A guest write installed a control on a VPMU_CAP_OVF_ON_MSB model: its i-mode
+ * counters that are negative interrupt (overflow.c). */
+void vpmu_msb_level_check(struct vpmu_vcpu *v);
+
 #endif

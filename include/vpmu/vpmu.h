@@ -549,6 +549,12 @@ uint64_t vpmu_vcpu_pmi_ack(struct vpmu_vcpu *vcpu);   /* returns the mask, ends 
  * LVTPC is unmasked, if the line is still asserted then (docs/integration.md).
  * Always false on the other models, where a masked PMI is lost. */
 bool vpmu_vcpu_pmi_asserted(struct vpmu_vcpu *vcpu);
+/* The guest counters the vCPU's control counts now (bit n = counter n): 0 while
+ * every counter is frozen or unprogrammed.  A VMM that feeds the sim backend
+ * itself (an emulator counting retired instructions) ticks it only while this
+ * is non-zero.  An overflow's status that stops counting (PowerPC's FCECE
+ * setting MMCR0[FC]) is applied at the next vpmu_vcpu_enter or access. */
+uint64_t vpmu_vcpu_counting(const struct vpmu_vcpu *vcpu);
 
 int vpmu_vcpu_totals(const struct vpmu_vcpu *vcpu, struct vpmu_totals *out);
 /* The content id of the vCPU's current control (perfctr k1.id, 64-bit here). */

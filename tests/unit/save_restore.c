@@ -58,7 +58,12 @@ static const struct recipe recipes[] = {
 	 * counter 0: CCCR ESCR_SELECT 6, ENABLE, ACTIVE_THREAD 3 (SDM vol. 3B,
 	 * Pentium 4 events; Linux arch/x86/events/intel/p4.c). */
 	{ " p4 p4-em64t ", { 0x3a2, 0x360 }, { 0x2600020c, 0x3d000 }, 0x300, 0, VPMU_EV_CYCLES },
-	{ " generic ", { 0 }, { 0 }, 0, 0, VPMU_EV_CYCLES },   /* no counters */
+	{ " generic ppc-generic ", { 0 }, { 0 }, 0, 0, VPMU_EV_CYCLES },   /* no counters */
+	/* MMCR0 (SPR 952): PMC1SEL 2, instructions completed, nothing frozen
+	 * (MPC7450 RISC Microprocessor Family Reference Manual, "Performance
+	 * Monitor"); PMC1 is SPR 953. */
+	{ " ppc604 ppc604e ppc750 ppc750fx ppc750gx ppc7400 ppc7410 ppc7450 ppc7455 ppc7447a "
+	  "ppc7448 ", { 952 }, { 0x80 }, 953, 0, VPMU_EV_INSTRUCTIONS },
 };
 
 static const struct recipe *recipe_of(const char *model)
@@ -69,6 +74,31 @@ static const struct recipe *recipe_of(const char *model)
 		if (strstr(recipes[i].models, key))
 			return &recipes[i];
 	return NULL;
+}
+
+/* The register space of a vCPU's model: MSRs (x86) or SPRs (PowerPC). */
+static enum vpmu_regspace space_of(struct vpmu_vcpu *v)
+{
+	struct vpmu_model_info mi;
+	if (vpmu_model_info(vpmu_vm_model(vpmu_vcpu_vm(v)), &mi))
+		return VPMU_SPACE_MSR;
+	return mi.regspace;
+}
+
+/* WRMSR/RDMSR or mtspr/mfspr, as the model's CPU has them (guest_msr.h). */
+static enum vpmu_fault wr_reg(struct vpmu_vcpu *v, uint32_t reg, uint64_t val)
+{
+	enum vpmu_fault f = VPMU_FAULT_NONE;
+	return vpmu_reg_write(v, space_of(v), reg, val, &f) ? (enum vpmu_fault)-1 : f;
+}
+
+static uint64_t rd_reg(struct vpmu_vcpu *v, uint32_t reg)
+{
+	enum vpmu_fault f = VPMU_FAULT_NONE;
+	uint64_t val = 0;
+	if (vpmu_reg_read(v, space_of(v), reg, &val, &f) || f != VPMU_FAULT_NONE)
+		return ~0ull;
+	return val;
 }
 
 static struct vpmu_vm *vm_of(const char *model, unsigned flags, int ht)
@@ -90,7 +120,7 @@ static struct vpmu_vcpu *vcpu_of(struct vpmu_vm *vm, unsigned i)
 static void program(struct vpmu_vcpu *v, const struct recipe *r)
 {
 	for (unsigned k = 0; k < 2 && r->reg[k]; k++)
-		wr(v, r->reg[k], r->val[k]);
+		wr_reg(v, r->reg[k], r->val[k]);
 }
 
 /* Switch in on host CPU `cpu`, count n events, switch out. */
@@ -111,9 +141,9 @@ static size_t save(struct vpmu_vcpu *v, uint8_t *buf)
 static bool same_guest_view(struct vpmu_vcpu *a, struct vpmu_vcpu *b)
 {
 	uint32_t regs[128];
-	unsigned n = vpmu_vm_regs(vpmu_vcpu_vm(a), VPMU_SPACE_MSR, regs, 128);
+	unsigned n = vpmu_vm_regs(vpmu_vcpu_vm(a), space_of(a), regs, 128);
 	for (unsigned i = 0; i < n && i < 128; i++)
-		if (rd(a, regs[i]) != rd(b, regs[i]))
+		if (rd_reg(a, regs[i]) != rd_reg(b, regs[i]))
 			return false;
 	return true;
 }
@@ -145,12 +175,12 @@ static void test_round_trip(const char *model)
 	ok(same_guest_view(va, vb), "%s: the guest reads the same from every register", model);
 	if (!r->ctr)
 		goto out;
-	is_u64(rd(vb, r->ctr), 1000, "%s: the counter reads the 1000 events counted on A", model);
+	is_u64(rd_reg(vb, r->ctr), 1000, "%s: the counter reads the 1000 events counted on A", model);
 	/* Both count 234 more, on their own host CPUs. */
 	run(vb, 1, r->ev, 234);
 	run(va, 0, r->ev, 234);
-	is_u64(rd(vb, r->ctr), 1234, "%s: it counts on from there on B", model);
-	is_u64(rd(va, r->ctr), 1234, "%s: as on A", model);
+	is_u64(rd_reg(vb, r->ctr), 1234, "%s: it counts on from there on B", model);
+	is_u64(rd_reg(va, r->ctr), 1234, "%s: as on A", model);
 	struct vpmu_totals ta, tb;
 	vpmu_vcpu_totals(va, &ta);
 	vpmu_vcpu_totals(vb, &tb);
@@ -190,7 +220,7 @@ static void test_pending_pmi(const struct pmi_recipe *p)
 	struct vpmu_vcpu *va = vcpu_of(a, 0), *vb = vcpu_of(b, 0);
 	static uint8_t blob[VPMU_STATE_MAX];
 	for (unsigned k = 0; k < 3 && p->reg[k]; k++)
-		wr(va, p->reg[k], p->val[k]);
+		wr_reg(va, p->reg[k], p->val[k]);
 	run(va, 0, p->ev, 150);
 	uint64_t mask = 0;
 	ok(vpmu_vcpu_pmi_pending(va, &mask) && mask == 1, "%s: counter 0's overflow is pending",
@@ -201,9 +231,9 @@ static void test_pending_pmi(const struct pmi_recipe *p)
 	ok(vpmu_vcpu_pmi_pending(vb, &mask) && mask == 1, "%s: the PMI is pending on B", p->model);
 	ok(vpmu_vcpu_pmi_pending(va, NULL), "%s: and still on A (a save acknowledges nothing)",
 	   p->model);
-	is_u64(rd(vb, p->ctr), 50, "%s: the counter wrapped to 50 (-100 + 150)", p->model);
+	is_u64(rd_reg(vb, p->ctr), 50, "%s: the counter wrapped to 50 (-100 + 150)", p->model);
 	if (p->status)
-		ok(rd(vb, p->status) & p->status_bit, "%s: the overflow status is restored", p->model);
+		ok(rd_reg(vb, p->status) & p->status_bit, "%s: the overflow status is restored", p->model);
 	is_u64(vpmu_vcpu_pmi_ack(vb), 1, "%s: B delivers it once", p->model);
 	ok(!vpmu_vcpu_pmi_pending(vb, NULL), "%s: then nothing is pending", p->model);
 	run(vb, 1, p->ev, 10);
@@ -242,9 +272,9 @@ static void test_ht(void)
 	ok(!vpmu_vcpu_restore(b0, s0, n0, NULL) && !vpmu_vcpu_restore(b1, s1, n1, NULL),
 	   "p4 HT: both siblings restored");
 	ok(same_guest_view(a0, b0) && same_guest_view(a1, b1), "p4 HT: each thread reads the same");
-	is_u64(rd(b1, r->ctr), 700, "p4 HT: the shared counter reads 700 from thread 1");
+	is_u64(rd_reg(b1, r->ctr), 700, "p4 HT: the shared counter reads 700 from thread 1");
 	run(b0, 1, r->ev, 300);
-	is_u64(rd(b1, r->ctr), 1000, "p4 HT: thread 0 counts on into it");
+	is_u64(rd_reg(b1, r->ctr), 1000, "p4 HT: thread 0 counts on into it");
 	vpmu_vm_destroy(a);
 	vpmu_vm_destroy(b);
 }

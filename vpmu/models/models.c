@@ -24,6 +24,18 @@ extern const struct vpmu_model vpmu_model_skylake;
 extern const struct vpmu_model vpmu_model_icelake;
 extern const struct vpmu_model vpmu_model_sapphirerapids;
 extern const struct vpmu_model vpmu_model_generic;
+extern const struct vpmu_model vpmu_model_ppc604;
+extern const struct vpmu_model vpmu_model_ppc604e;
+extern const struct vpmu_model vpmu_model_ppc750;
+extern const struct vpmu_model vpmu_model_ppc750fx;
+extern const struct vpmu_model vpmu_model_ppc750gx;
+extern const struct vpmu_model vpmu_model_ppc7400;
+extern const struct vpmu_model vpmu_model_ppc7410;
+extern const struct vpmu_model vpmu_model_ppc7450;
+extern const struct vpmu_model vpmu_model_ppc7455;
+extern const struct vpmu_model vpmu_model_ppc7447a;
+extern const struct vpmu_model vpmu_model_ppc7448;
+extern const struct vpmu_model vpmu_model_ppc_generic;
 
 const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_p5,
@@ -48,6 +60,18 @@ const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_icelake,
 	&vpmu_model_sapphirerapids,
 	&vpmu_model_generic,
+	&vpmu_model_ppc604,
+	&vpmu_model_ppc604e,
+	&vpmu_model_ppc750,
+	&vpmu_model_ppc750fx,
+	&vpmu_model_ppc750gx,
+	&vpmu_model_ppc7400,
+	&vpmu_model_ppc7410,
+	&vpmu_model_ppc7450,
+	&vpmu_model_ppc7455,
+	&vpmu_model_ppc7447a,
+	&vpmu_model_ppc7448,
+	&vpmu_model_ppc_generic,
 };
 
 const unsigned vpmu_nr_models = sizeof(vpmu_models) / sizeof(vpmu_models[0]);
