@@ -252,6 +252,8 @@ kvm-programs:
 
 # The bare-metal guests (guest-tests/guest.mk): 32-bit freestanding images.
 include guest-tests/guest.mk
+# The PowerPC guest's /init and initramfs (make guest-ppc; scripts/ppc-guest).
+include guest-tests/ppc/ppc.mk
 
 # Tests run against the sanitizer build in build/san; the guest tier runs the
 # static vpmu-run with the guest images under real KVM (tests/guests.t).
