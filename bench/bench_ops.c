@@ -72,21 +72,26 @@ struct bench_model {
 	uint64_t enable_on, enable_off;
 	uint32_t setup_reg;
 	uint64_t setup_val;
+	enum vpmu_regspace space;   /* MSRs (x86) or SPRs (PowerPC) */
 };
 
 static const struct bench_model bench_models[] = {
 	/* EN | OS | USR; events 0x79 CPU_CLK_UNHALTED and 0xC0 INST_RETIRED */
-	{ "p6", 0x186, 0xC1, 0x430079, 0x4300C0, 0x186, 0x430079, 0x030079, 0, 0 },
+	{ "p6", 0x186, 0xC1, 0x430079, 0x4300C0, 0x186, 0x430079, 0x030079, 0, 0, VPMU_SPACE_MSR },
 	/* EN | OS | USR; events 0x76 CPU_CLK_UNHALTED and 0xC0 retired instructions */
-	{ "k7", 0xC0010000, 0xC0010004, 0x430076, 0x4300C0, 0xC0010000, 0x430076, 0x030076, 0, 0 },
+	{ "k7", 0xC0010000, 0xC0010004, 0x430076, 0x4300C0, 0xC0010000, 0x430076, 0x030076, 0, 0, VPMU_SPACE_MSR },
 	/* FSB_ESCR0 (T0_OS|T0_USR): GLOBAL_POWER_EVENTS:RUNNING and
 	 * FSB_DATA_ACTIVITY:DRDY_DRV|DRDY_OWN; counter 0's CCCR selects it (ENABLE,
 	 * ESCR_SELECT 6, ACTIVE_THREAD 3): Linux's P4 programming. */
-	{ "p4", 0x3A2, 0x300, 0x2600020C, 0x2E00060C, 0x360, 0x3D000, 0x3C000, 0x360, 0x3D000 },
+	{ "p4", 0x3A2, 0x300, 0x2600020C, 0x2E00060C, 0x360, 0x3D000, 0x3C000, 0x360, 0x3D000, VPMU_SPACE_MSR },
 	/* Architectural perfmon v4: EN | OS | USR, UnHalted Core Cycles (0x3C) and
 	 * Instruction Retired (0xC0) on counter 0 (GLOBAL_CTRL enables the general
 	 * counters at reset). */
-	{ "skylake", 0x186, 0xC1, 0x43003C, 0x4300C0, 0x186, 0x43003C, 0x03003C, 0, 0 },
+	{ "skylake", 0x186, 0xC1, 0x43003C, 0x4300C0, 0x186, 0x43003C, 0x03003C, 0, 0, VPMU_SPACE_MSR },
+	/* MMCR0 (SPR 952) with PMC1SEL 1 (cycles) and 2 (instructions), nothing
+	 * frozen; PMC1 is SPR 953; MMCR0[FC] freezes it (MPC7450 RISC
+	 * Microprocessor Family Reference Manual, "Performance Monitor"). */
+	{ "ppc7450", 952, 953, 0x40, 0x80, 952, 0x80, 0x80000080, 0, 0, VPMU_SPACE_SPR },
 };
 #define NR_BENCH_MODELS (sizeof(bench_models) / sizeof(bench_models[0]))
 
@@ -108,10 +113,10 @@ static void die(const char *what)
 	exit(2);
 }
 
-static void wr(struct vpmu_vcpu *v, uint32_t msr, uint64_t val)
+static void wr(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t msr, uint64_t val)
 {
 	enum vpmu_fault f;
-	if (vpmu_reg_write(v, VPMU_SPACE_MSR, msr, val, &f) || f != VPMU_FAULT_NONE)
+	if (vpmu_reg_write(v, space, msr, val, &f) || f != VPMU_FAULT_NONE)
 		die("set-up write faulted (model registers changed?)");
 }
 
@@ -129,14 +134,14 @@ __attribute__((noinline)) static void op_baseline(struct bench *b, uint64_t i)
 __attribute__((noinline)) static void op_write(struct bench *b, uint64_t i)
 {
 	enum vpmu_fault f;
-	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, b->bm->evntsel0,
+	vpmu_reg_write(b->vcpu[0], b->bm->space, b->bm->evntsel0,
 		       (i & 1) ? b->bm->sel_a : b->bm->sel_b, &f);
 }
 
 __attribute__((noinline)) static void op_write_enable(struct bench *b, uint64_t i)
 {
 	enum vpmu_fault f;
-	vpmu_reg_write(b->vcpu[0], VPMU_SPACE_MSR, b->bm->enable_reg,
+	vpmu_reg_write(b->vcpu[0], b->bm->space, b->bm->enable_reg,
 		       (i & 1) ? b->bm->enable_on : b->bm->enable_off, &f);
 }
 
@@ -145,7 +150,7 @@ __attribute__((noinline)) static void op_read(struct bench *b, uint64_t i)
 	enum vpmu_fault f;
 	uint64_t val;
 	(void)i;
-	vpmu_reg_read(b->vcpu[0], VPMU_SPACE_MSR, b->bm->perfctr0, &val, &f);
+	vpmu_reg_read(b->vcpu[0], b->bm->space, b->bm->perfctr0, &val, &f);
 	b->sink += val;
 }
 
@@ -310,8 +315,8 @@ static void bench_setup(struct bench *b, const struct bench_model *bm)
 		if (vpmu_vcpu_switch_in(b->vcpu[k], 0))
 			die("switch in");
 		if (bm->setup_reg)
-			wr(b->vcpu[k], bm->setup_reg, bm->setup_val);
-		wr(b->vcpu[k], bm->evntsel0, k ? bm->sel_b : bm->sel_a);
+			wr(b->vcpu[k], bm->space, bm->setup_reg, bm->setup_val);
+		wr(b->vcpu[k], bm->space, bm->evntsel0, k ? bm->sel_b : bm->sel_a);
 		vpmu_vcpu_switch_out(b->vcpu[k]);
 	}
 	if (vpmu_vcpu_control_id(b->vcpu[0]) == vpmu_vcpu_control_id(b->vcpu[1]))

@@ -24,8 +24,8 @@ mkdir -p "$OUT"
 # the p6 write's, measured in the same run).
 target() {
 	case $1 in
-	p6/write | k7/write) echo 300 ;;
-	p6/read | k7/read | p4/read) echo 80 ;;
+	p6/write | k7/write | ppc7450/write) echo 300 ;;
+	p6/read | k7/read | p4/read | ppc7450/read) echo 80 ;;
 	p6/switch-hit | k7/switch-hit | p4/switch-hit) echo 150 ;;
 	skylake/pmi-handler) echo 1200 ;;
 	skylake/global-same) echo 100 ;;

@@ -247,10 +247,20 @@ static inline __attribute__((always_inline)) void vpmu_state_retarget(struct vpm
 	if (aux && v->cache->ctrl[e->aux_slot] != sel)
 		vpmu_host_write_ctrl(v, e->aux_slot, sel);
 	v->id_valid = false;
-	if (per_counter || aux)
+	if (per_counter || aux) {
 		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
-	else
+	} else if (v->model->ctr_sel_mask) {
+		/* Switched in: the host holds this control's images. */
+		const struct vpmu_model *m = v->model;
+		unsigned slot = m->ctr_ctrl_slot[pmc];
+		uint64_t img = (v->cache->ctrl[slot] & ~(uint64_t)m->ctr_sel_mask[pmc]) |
+			       sel << m->ctr_sel_shift[pmc];
+		if (v->cache->ctrl[slot] != img)
+			vpmu_host_write_ctrl(v, slot, img);
+		v->cache->id = ~0ull;
+	} else {
 		vpmu_write_control_images(v);
+	}
 }
 
 /* The in-place move of a running vCPU to a control with the same a-mode

@@ -472,6 +472,13 @@ struct vpmu_model {
 	/* Control slot that holds counter pmc's enable (i-mode suspend stops it
 	 * there); NULL: slot pmc. */
 	const uint8_t *ctr_ctrl_slot;
+	/* With ctrl_images: where each counter's event selector (its evntsel)
+	 * sits in the image of its ctr_ctrl_slot, as a mask and a shift.  A
+	 * running vCPU's write that retargets one counter then rewrites that
+	 * image alone, from the one the host holds (PowerPC's MMCR0 or MMCR1).
+	 * NULL: every image is built again. */
+	const uint32_t *ctr_sel_mask;
+	const uint8_t *ctr_sel_shift;
 	const void *priv;           /* the model's own data (a P5-family variant, ...) */
 	const struct vpmu_model_ops *ops;
 };

@@ -91,48 +91,95 @@ static inline bool ppc_pmc_interrupts(uint32_t mmcr0, unsigned pmc)
 	return (mmcr0 & MMCR0_PMXE) && (mmcr0 & (pmc == 0 ? MMCR0_PMC1CE : MMCR0_PMCJCE));
 }
 
-/* The bits a register holds: 32-bit SPRs, MMCR1's selectors of the CPU's
- * PMCs, MMCR2's THRESHMULT. */
-static uint64_t ppc_reg_valid(const struct ppc_variant *pv, const struct vpmu_reg *reg)
+const uint32_t ppc_sel_field[6] = { MMCR0_PMC1SEL, MMCR0_PMC2SEL, 0xF8000000u,
+					  0x07C00000u, 0x003E0000u, 0x0001F800u };
+const uint8_t ppc_sel_shift[6] = { 6, 0, 27, 22, 17, 11 };
+
+static inline void ppc_retarget_pmc(struct vpmu_txn *t, unsigned pmc, uint64_t old, uint64_t val)
 {
-	if (reg->kind != VPMU_REG_CTRL)
-		return 0xFFFFFFFFu;
-	switch (reg->index) {
-	case PPC_MMCR1: return pv->mmcr1_valid;
-	case PPC_MMCR2: return MMCR2_THRESHMULT;
-	default: return 0xFFFFFFFFu;
-	}
+	uint64_t f = ppc_sel_field[pmc];
+	if ((old & f) && (val & f))
+		vpmu_txn_retarget(t, pmc, (val & f) >> ppc_sel_shift[pmc]);
+}
+
+/* MMCR1, MMCR2: their reserved bits (perfctr's rules on the value written)
+ * dropped, as the hardware ignores them; a PMC3..6 selector change alone
+ * retargets that counter. */
+static __attribute__((noinline)) void ppc_write_mmcr12(const struct ppc_variant *pv,
+							 struct vpmu_txn *t, unsigned slot,
+							 uint64_t val)
+{
+	uint64_t valid = slot == PPC_MMCR1 ? pv->mmcr1_valid : MMCR2_THRESHMULT;
+	if (val & ~valid)
+		vpmu_txn_violate(t, slot == PPC_MMCR1 ? PPC_RULE_MMCR1_RESERVED
+						      : PPC_RULE_MMCR2_RESERVED);
+	val &= valid;
+	uint64_t old = t->regs->ctrl[slot], diff = old ^ val;
+	if (slot == PPC_MMCR1)
+		for (unsigned pmc = 2; pmc < pv->nr_pmcs; pmc++)
+			if (!(diff & ~(uint64_t)ppc_sel_field[pmc])) {
+				ppc_retarget_pmc(t, pmc, old, val);
+				break;
+			}
+	vpmu_txn_set_ctrl(t, slot, val);
+}
+
+/* A restore stores what a save read: a value the register cannot hold is a
+ * corrupt state, refused whole.  The user copies are the same registers. */
+static __attribute__((noinline)) enum vpmu_fault ppc_write_host(const struct ppc_variant *pv,
+								 struct vpmu_txn *t,
+								 const struct vpmu_reg *reg,
+								 uint64_t val)
+{
+	uint64_t valid = 0xFFFFFFFFu;
+	if (reg->kind == VPMU_REG_CTRL && reg->index == PPC_MMCR1)
+		valid = pv->mmcr1_valid;
+	else if (reg->kind == VPMU_REG_CTRL && reg->index == PPC_MMCR2)
+		valid = MMCR2_THRESHMULT;
+	if (val & ~valid)
+		return VPMU_FAULT_RESERVED;
+	if (reg->kind == VPMU_REG_CTRL)
+		vpmu_txn_set_ctrl(t, reg->index, val);
+	else if (reg->kind == VPMU_REG_CTR)
+		vpmu_txn_set_ctr(t, reg->index, val);
+	else
+		vpmu_txn_set_misc(t, reg->index, val);
+	return VPMU_FAULT_NONE;
+}
+
+/* MMCR0: every bit is defined; a change of one selector alone retargets
+ * that counter. */
+static inline void ppc_write_mmcr0(struct vpmu_txn *t, uint64_t val)
+{
+	uint64_t old = t->regs->ctrl[PPC_MMCR0], diff = old ^ val;
+	if (!(diff & ~(uint64_t)MMCR0_PMC1SEL))
+		ppc_retarget_pmc(t, 0, old, val);
+	else if (!(diff & ~(uint64_t)MMCR0_PMC2SEL))
+		ppc_retarget_pmc(t, 1, old, val);
+	vpmu_txn_set_ctrl(t, PPC_MMCR0, val);
 }
 
 static enum vpmu_fault ppc_write(const struct vpmu_model *m, const struct vpmu_ctx *cx,
 				 struct vpmu_txn *t, const struct vpmu_reg *reg, uint64_t val)
 {
 	(void)cx;
-	const struct ppc_variant *pv = variant(m);
-	uint64_t valid = ppc_reg_valid(pv, reg);
-	if (t->host) {
-		/* A restore stores what a save read: a value the register cannot
-		 * hold is a corrupt state, refused whole.  The user copies are
-		 * the same registers. */
-		if (val & ~valid)
-			return VPMU_FAULT_RESERVED;
-	} else {
-		/* The user copies are read-only: mtspr raises a program exception
-		 * (MPC750 User's Manual, "User-Level SPRs"; QEMU registers no user
-		 * write for them either). */
-		if (ppc_spr_is_user_copy(reg->addr))
-			return VPMU_FAULT_READ_ONLY;
-		if (reg->kind == VPMU_REG_CTRL && (val & ~valid)) {
-			if (reg->index == PPC_MMCR1)
-				vpmu_txn_violate(t, PPC_RULE_MMCR1_RESERVED);
-			else if (reg->index == PPC_MMCR2)
-				vpmu_txn_violate(t, PPC_RULE_MMCR2_RESERVED);
-		}
-		val &= valid;
+	/* The hot write, first: perf and perfctr start, stop and reprogram
+	 * through MMCR0.  A guest's mtspr moves 32 bits. */
+	if (__builtin_expect(reg->addr == PPC_SPR_MMCR0 && !t->host, 1)) {
+		ppc_write_mmcr0(t, val & 0xFFFFFFFFu);
+		return VPMU_FAULT_NONE;
 	}
+	if (t->host)
+		return ppc_write_host(variant(m), t, reg, val);
+	val &= 0xFFFFFFFFu;
+	/* The user copies are read-only: mtspr raises a program exception
+	 * (MPC750 User's Manual, "User-Level SPRs"; QEMU registers no user
+	 * write for them either). */
+	if (ppc_spr_is_user_copy(reg->addr))
+		return VPMU_FAULT_READ_ONLY;
 	switch (reg->kind) {
 	case VPMU_REG_CTRL:
-		vpmu_txn_set_ctrl(t, reg->index, val);
+		ppc_write_mmcr12(variant(m), t, reg->index, val);
 		break;
 	case VPMU_REG_CTR:
 		vpmu_txn_set_ctr(t, reg->index, val);
@@ -180,19 +227,30 @@ static uint32_t ppc_check_control(const struct vpmu_model *m, const struct vpmu_
 	return 0;
 }
 
+/* MMCRn for a control: its global part and the selectors of the control's
+ * counters only (perfctr: "unused event selectors must be zero"). */
+static uint64_t ppc_ctrl_image(const struct vpmu_model *m, const struct vpmu_ctl *ctl,
+			       unsigned slot)
+{
+	(void)m;
+	uint64_t mmcr = ctl->global[slot];
+	bool mmcr1 = slot == PPC_MMCR1;
+	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++) {
+		unsigned pmc = ctl->ctr[i].pmc;
+		if ((pmc >= 2) == mmcr1)
+			mmcr |= ctl->ctr[i].evntsel << ppc_sel_shift[pmc];
+	}
+	return mmcr;
+}
+
 /* perfctr's write_control order: MMCR2, MMCR1, then MMCR0, whose PMXE may
- * enable the exception, with the selectors of the control's counters only. */
+ * enable the exception. */
 static unsigned ppc_ctrl_images(const struct vpmu_model *m, const struct vpmu_ctl *ctl,
 				struct vpmu_ctrl_image *out)
 {
 	const struct ppc_variant *pv = variant(m);
-	static const uint8_t shift[6] = { 6, 0, 27, 22, 17, 11 };
-	uint64_t mmcr[PPC_NR_MMCR] = { ctl->global[PPC_MMCR0], ctl->global[PPC_MMCR1],
-				       ctl->global[PPC_MMCR2] };
-	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++) {
-		unsigned pmc = ctl->ctr[i].pmc;
-		mmcr[pmc < 2 ? PPC_MMCR0 : PPC_MMCR1] |= ctl->ctr[i].evntsel << shift[pmc % 6];
-	}
+	uint64_t mmcr[PPC_NR_MMCR] = { ppc_ctrl_image(m, ctl, PPC_MMCR0),
+				       ppc_ctrl_image(m, ctl, PPC_MMCR1), ctl->global[PPC_MMCR2] };
 	unsigned k = 0;
 	if (pv->has_mmcr2)
 		out[k++] = (struct vpmu_ctrl_image){ PPC_MMCR2, mmcr[PPC_MMCR2] };

@@ -84,6 +84,9 @@ extern const struct vpmu_rule ppc_rules[PPC_NR_RULES];
 extern const struct vpmu_model_ops ppc_ops;
 /* Where each PMC's event selector lives (i-mode suspend clears it there). */
 extern const uint8_t ppc_ctr_ctrl_slot[6];
+/* Each PMC's event selector field in its MMCR, and its shift. */
+extern const uint32_t ppc_sel_field[6];
+extern const uint8_t ppc_sel_shift[6];
 
 /* The descriptor fields every ppc model shares. */
 #define PPC_MODEL_COMMON \
@@ -92,6 +95,7 @@ extern const uint8_t ppc_ctr_ctrl_slot[6];
 	.ctr_width = 32, .nr_ctrl_slots = PPC_NR_MMCR, .nr_globals = 3, \
 	.rules = ppc_rules, .nr_rules = PPC_NR_RULES, \
 	.ctr_ctrl_slot = ppc_ctr_ctrl_slot, \
+	.ctr_sel_mask = ppc_sel_field, .ctr_sel_shift = ppc_sel_shift, \
 	.ops = &ppc_ops
 
 /* The PVR a VM's identity presents (PVR version in family; the revision's
