@@ -464,6 +464,37 @@ static void test_reset(void)
 	vpmu_vm_destroy(vm);
 }
 
+/* vpmu_vcpu_counting: what an emulator that ticks the sim itself asks before
+ * it counts (docs/ppc.md).  PowerPC 7450: MMCR0 (SPR 952) PMC1SEL 2 counts
+ * instructions on PMC1; FC freezes; FCECE freezes at PMC1's condition. */
+static void test_counting_mask(void)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *vm;
+	struct vpmu_vcpu *v;
+	enum vpmu_fault f;
+	cfg.model = "ppc7450";
+	if (vpmu_vm_create(host, &cfg, &vm) || vpmu_vcpu_create(vm, 0, &v) ||
+	    vpmu_vcpu_switch_in(v, 0)) {
+		ok(0, "create a 7450 VM and switch its vCPU in");
+		return;
+	}
+	ok(vpmu_vcpu_counting(v) == 0, "counting: nothing at power-on (every selector 0)");
+	vpmu_reg_write(v, VPMU_SPACE_SPR, 952, 0x80000080, &f);
+	ok(vpmu_vcpu_counting(v) == 0, "counting: nothing while MMCR0[FC] freezes PMC1");
+	vpmu_reg_write(v, VPMU_SPACE_SPR, 953, 0x7ffffffe, &f);
+	vpmu_reg_write(v, VPMU_SPACE_SPR, 952, 0x06008081, &f);   /* PMXE|FCECE|PMC1CE, PMC2 cycles */
+	is_u64(vpmu_vcpu_counting(v), 3, "counting: PMC1 and PMC2 once FC is clear");
+	vpmu_vcpu_enter(v);
+	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 2, VPMU_MODE_USER);
+	ok(vpmu_vcpu_pmi_pending(v, NULL), "counting: PMC1 went negative: the exception is pending");
+	vpmu_vcpu_enter(v);
+	ok(vpmu_vcpu_counting(v) == 0, "counting: nothing after the entry that took FCECE's freeze in");
+	ok(vpmu_vcpu_counting(NULL) == 0, "counting: NULL counts nothing");
+	vpmu_vcpu_switch_out(v);
+	vpmu_vm_destroy(vm);
+}
+
 int main(void)
 {
 	struct vpmu_backend be;
@@ -497,6 +528,7 @@ int main(void)
 	test_rdpmc();
 	test_destroyed_vm();
 	test_reset();
+	test_counting_mask();
 	vpmu_host_destroy(host);
 	vpmu_sim_destroy(sim);
 	return tap_done();
