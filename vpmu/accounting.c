@@ -86,8 +86,15 @@ int vpmu_vcpu_perfctr_ppc32(const struct vpmu_vcpu *v, struct perfctr_ppc32_cpu_
 	out->control.nrictrs = c->nrictrs;
 	out->control.ppc.mmcr0 = (unsigned)c->global[0];
 	out->control.ppc.mmcr2 = (unsigned)c->global[2];
-	for (unsigned k = 0; k < 3; k++)
-		out->ppc_mmcr[k] = (unsigned)c->global[k];
+	/* ppc_mmcr[] is what the driver writes into MMCR0-2: the control's
+	 * images, selectors included (low-level-ppc32.txt). */
+	if (v->mops->ctrl_images) {
+		struct vpmu_ctrl_image img[VPMU_MAX_CTRL_SLOTS];
+		unsigned k = v->mops->ctrl_images(v->model, c, img);
+		for (unsigned j = 0; j < k; j++)
+			if (img[j].slot < 3)
+				out->ppc_mmcr[img[j].slot] = (unsigned)img[j].value;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		out->control.pmc_map[i] = c->ctr[i].pmc;
 		out->control.evntsel[i] = (unsigned)c->ctr[i].evntsel;

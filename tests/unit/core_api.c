@@ -485,6 +485,15 @@ static void test_counting_mask(void)
 	vpmu_reg_write(v, VPMU_SPACE_SPR, 953, 0x7ffffffe, &f);
 	vpmu_reg_write(v, VPMU_SPACE_SPR, 952, 0x06008081, &f);   /* PMXE|FCECE|PMC1CE, PMC2 cycles */
 	is_u64(vpmu_vcpu_counting(v), 3, "counting: PMC1 and PMC2 once FC is clear");
+	/* perfctr's PPC32 state: PMC2 (no PMCjCE) a-mode first, then PMC1; the
+	 * control's mmcr0 without the selectors, ppc_mmcr[0] with them. */
+	struct perfctr_ppc32_cpu_state st;
+	ok(vpmu_vcpu_perfctr_ppc32(v, &st) == 0 && st.control.nractrs == 1 &&
+	   st.control.nrictrs == 1 && st.control.pmc_map[0] == 1 && st.control.evntsel[0] == 1 &&
+	   st.control.pmc_map[1] == 0 && st.control.evntsel[1] == 2 &&
+	   st.control.ireset[1] == 0x7ffffffe && st.control.ppc.mmcr0 == 0x06008000 &&
+	   st.ppc_mmcr[0] == 0x06008081 && st.ppc_mmcr[1] == 0 && st.ppc_mmcr[2] == 0,
+	   "perfctr ppc32 state: a-mode PMC2, i-mode PMC1 from 0x7ffffffe, the MMCR0 image");
 	vpmu_vcpu_enter(v);
 	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 2, VPMU_MODE_USER);
 	ok(vpmu_vcpu_pmi_pending(v, NULL), "counting: PMC1 went negative: the exception is pending");
