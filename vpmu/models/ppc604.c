@@ -9,19 +9,23 @@
 #include "../events.h"
 #include "ppc_pmu.h"
 
-#define CTRL(spr, i) { spr, VPMU_SPACE_SPR, VPMU_REG_CTRL, i, 0 }
-#define CTR(spr, i)  { spr, VPMU_SPACE_SPR, VPMU_REG_CTR, i, 0 }
-#define MISC(spr, i) { spr, VPMU_SPACE_SPR, VPMU_REG_MISC, i, 0 }
-
 static const struct vpmu_reg ppc604_regs[] = {
-	CTRL(PPC_SPR_MMCR0, PPC_MMCR0), CTR(PPC_SPR_PMC1, 0), CTR(PPC_SPR_PMC2, 1),
-	MISC(PPC_SPR_SIA, PPC_MISC_SIA), MISC(PPC_SPR_SDA, PPC_MISC_SDA),
+	PPC_CTRL(PPC_SPR_MMCR0, PPC_MMCR0),         /* 952 MMCR0 */
+	PPC_CTR(PPC_SPR_PMC1, 0),                   /* 953 PMC1 */
+	PPC_CTR(PPC_SPR_PMC2, 1),                   /* 954 PMC2 */
+	PPC_MISC(PPC_SPR_SIA, PPC_MISC_SIA),        /* 955 SIA */
+	PPC_MISC(PPC_SPR_SDA, PPC_MISC_SDA),        /* 959 SDA */
 };
 
 static const struct vpmu_reg ppc604e_regs[] = {
-	CTRL(PPC_SPR_MMCR0, PPC_MMCR0), CTR(PPC_SPR_PMC1, 0), CTR(PPC_SPR_PMC2, 1),
-	MISC(PPC_SPR_SIA, PPC_MISC_SIA), CTRL(PPC_SPR_MMCR1, PPC_MMCR1), CTR(PPC_SPR_PMC3, 2),
-	CTR(PPC_SPR_PMC4, 3), MISC(PPC_SPR_SDA, PPC_MISC_SDA),
+	PPC_CTRL(PPC_SPR_MMCR0, PPC_MMCR0),         /* 952 MMCR0 */
+	PPC_CTR(PPC_SPR_PMC1, 0),                   /* 953 PMC1 */
+	PPC_CTR(PPC_SPR_PMC2, 1),                   /* 954 PMC2 */
+	PPC_MISC(PPC_SPR_SIA, PPC_MISC_SIA),        /* 955 SIA */
+	PPC_CTRL(PPC_SPR_MMCR1, PPC_MMCR1),         /* 956 MMCR1 */
+	PPC_CTR(PPC_SPR_PMC3, 2),                   /* 957 PMC3 */
+	PPC_CTR(PPC_SPR_PMC4, 3),                   /* 958 PMC4 */
+	PPC_MISC(PPC_SPR_SDA, PPC_MISC_SDA),        /* 959 SDA */
 };
 
 static const struct ppc_variant ppc604_variant = { 2, 0, false, false, false };

@@ -10,18 +10,21 @@
 #include "../events.h"
 #include "ppc_pmu.h"
 
-#define CTRL(spr, i) { spr, VPMU_SPACE_SPR, VPMU_REG_CTRL, i, 0 }
-#define CTR(spr, i)  { spr, VPMU_SPACE_SPR, VPMU_REG_CTR, i, 0 }
-#define MISC(spr, i) { spr, VPMU_SPACE_SPR, VPMU_REG_MISC, i, 0 }
-
 static const struct vpmu_reg ppc750_regs[] = {
-	CTRL(PPC_SPR_USER(PPC_SPR_MMCR0), PPC_MMCR0), CTR(PPC_SPR_USER(PPC_SPR_PMC1), 0),
-	CTR(PPC_SPR_USER(PPC_SPR_PMC2), 1), MISC(PPC_SPR_USER(PPC_SPR_SIA), PPC_MISC_SIA),
-	CTRL(PPC_SPR_USER(PPC_SPR_MMCR1), PPC_MMCR1), CTR(PPC_SPR_USER(PPC_SPR_PMC3), 2),
-	CTR(PPC_SPR_USER(PPC_SPR_PMC4), 3),
-	CTRL(PPC_SPR_MMCR0, PPC_MMCR0), CTR(PPC_SPR_PMC1, 0), CTR(PPC_SPR_PMC2, 1),
-	MISC(PPC_SPR_SIA, PPC_MISC_SIA), CTRL(PPC_SPR_MMCR1, PPC_MMCR1), CTR(PPC_SPR_PMC3, 2),
-	CTR(PPC_SPR_PMC4, 3),
+	PPC_UCTRL(PPC_SPR_MMCR0, PPC_MMCR0),        /* 936 UMMCR0 */
+	PPC_UCTR(PPC_SPR_PMC1, 0),                  /* 937 UPMC1 */
+	PPC_UCTR(PPC_SPR_PMC2, 1),                  /* 938 UPMC2 */
+	PPC_UMISC(PPC_SPR_SIA, PPC_MISC_SIA),       /* 939 USIA */
+	PPC_UCTRL(PPC_SPR_MMCR1, PPC_MMCR1),        /* 940 UMMCR1 */
+	PPC_UCTR(PPC_SPR_PMC3, 2),                  /* 941 UPMC3 */
+	PPC_UCTR(PPC_SPR_PMC4, 3),                  /* 942 UPMC4 */
+	PPC_CTRL(PPC_SPR_MMCR0, PPC_MMCR0),         /* 952 MMCR0 */
+	PPC_CTR(PPC_SPR_PMC1, 0),                   /* 953 PMC1 */
+	PPC_CTR(PPC_SPR_PMC2, 1),                   /* 954 PMC2 */
+	PPC_MISC(PPC_SPR_SIA, PPC_MISC_SIA),        /* 955 SIA */
+	PPC_CTRL(PPC_SPR_MMCR1, PPC_MMCR1),         /* 956 MMCR1 */
+	PPC_CTR(PPC_SPR_PMC3, 2),                   /* 957 PMC3 */
+	PPC_CTR(PPC_SPR_PMC4, 3),                   /* 958 PMC4 */
 };
 
 static const struct ppc_variant ppc750_variant = { 4, MMCR1_PMC34SEL, false, true, true };
@@ -35,7 +38,7 @@ static const struct ppc_variant ppc750_variant = { 4, MMCR1_PMC34SEL, false, tru
 
 const struct vpmu_model vpmu_model_ppc750 = {
 	.name = "ppc750",
-	.description = "PowerPC 750 (G3; also the 740 and 750CX): 4 x 32-bit PMCs, MMCR0/1, user-mode copies",
+	.description = "PowerPC 750 (G3; also the 740, 750CX): 4 x 32-bit PMCs, MMCR0/1, user copies",
 	.id = { "PowerPC", 0x0008, 0x03, 0x01, 0, 0, 0, 0 },   /* PVR 0x00080301: QEMU's 750 v3.1 */
 	PPC750_COMMON,
 };

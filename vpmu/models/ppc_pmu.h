@@ -35,6 +35,15 @@
 /* User copies sit at 928-943, the supervisor registers at 944-959. */
 static inline bool ppc_spr_is_user_copy(uint32_t spr) { return spr < PPC_SPR_MMCR2; }
 
+/* Register table entries (struct vpmu_reg) of the models' files. */
+#define PPC_CTRL(spr, i) { spr, VPMU_SPACE_SPR, VPMU_REG_CTRL, i, 0 }
+#define PPC_CTR(spr, i)  { spr, VPMU_SPACE_SPR, VPMU_REG_CTR, i, 0 }
+#define PPC_MISC(spr, i) { spr, VPMU_SPACE_SPR, VPMU_REG_MISC, i, 0 }
+/* The same for the user-mode copy of supervisor SPR spr. */
+#define PPC_UCTRL(spr, i) PPC_CTRL(PPC_SPR_USER(spr), i)
+#define PPC_UCTR(spr, i)  PPC_CTR(PPC_SPR_USER(spr), i)
+#define PPC_UMISC(spr, i) PPC_MISC(PPC_SPR_USER(spr), i)
+
 /* MMCR0 */
 #define MMCR0_FC      0x80000000u  /* freeze counters */
 #define MMCR0_FCS     0x40000000u  /* freeze in supervisor state (MSR[PR] = 0) */
