@@ -107,6 +107,14 @@ void vpmu_sim_attach(struct vpmu_sim *sim, struct vpmu_host *host);
 /* `count` occurrences of `ev` at privilege `mode` on host CPU `cpu`. */
 int vpmu_sim_tick(struct vpmu_sim *sim, unsigned cpu, enum vpmu_event ev,
 		  uint64_t count, enum vpmu_mode mode);
+/* How the VMM that ticks the sim counts generic event `ev`, as
+ * vpmu_host_event_source() and the accounting report it: an emulator that
+ * ticks the instructions it retires exactly and cycles by a rule says so
+ * (VPMU_COUNT_SIM, with `why` in words: a string that outlives the sim), and
+ * an event it never ticks is VPMU_COUNT_NONE.  Without it an event is
+ * VPMU_COUNT_SIM ("counts what the VMM ticks").  -EINVAL for a bad argument. */
+int vpmu_sim_set_event_source(struct vpmu_sim *sim, enum vpmu_event ev,
+			      enum vpmu_count_source src, const char *why);
 uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *sim);
 uint64_t vpmu_sim_ctr_writes(const struct vpmu_sim *sim);
 

@@ -35,6 +35,10 @@ struct vpmu_sim {
 	unsigned nr_cpus;
 	struct vpmu_host *host;
 	struct sim_cpu *cpu;
+	/* What the VMM said it ticks (vpmu_sim_set_event_source); unset: SIM. */
+	bool source_set[VPMU_EV_NR];
+	enum vpmu_count_source source[VPMU_EV_NR];
+	const char *source_why[VPMU_EV_NR];
 };
 
 /* Registers of another layout do not carry over: start from reset. */
@@ -134,11 +138,25 @@ static void sim_forget_pmu(void *ctx, const struct vpmu_pmu *pmu)
 			s->cpu[i].pmu = NULL;
 }
 
+static enum vpmu_count_source sim_event_source(void *ctx, enum vpmu_event ev, const char **why)
+{
+	struct vpmu_sim *s = ctx;
+	if ((unsigned)ev < VPMU_EV_NR && s->source_set[ev]) {
+		if (why)
+			*why = s->source_why[ev];
+		return s->source[ev];
+	}
+	if (why)
+		*why = "simulated: counts what the VMM ticks (vpmu_sim_tick)";
+	return VPMU_COUNT_SIM;
+}
+
 static const struct vpmu_backend_ops sim_ops = {
 	.name = "sim",
 	.write_ctrl = sim_write_ctrl,
 	.write_ctr = sim_write_ctr,
 	.read_ctr = sim_read_ctr,
+	.event_source = sim_event_source,
 	.forget_pmu = sim_forget_pmu,
 };
 
@@ -174,6 +192,17 @@ void vpmu_sim_backend(struct vpmu_sim *s, struct vpmu_backend *out)
 }
 
 void vpmu_sim_attach(struct vpmu_sim *s, struct vpmu_host *host) { s->host = host; }
+
+int vpmu_sim_set_event_source(struct vpmu_sim *s, enum vpmu_event ev, enum vpmu_count_source src,
+			      const char *why)
+{
+	if (!s || (unsigned)ev >= VPMU_EV_NR || (unsigned)src > VPMU_COUNT_RAW)
+		return -EINVAL;
+	s->source_set[ev] = true;
+	s->source[ev] = src;
+	s->source_why[ev] = why;
+	return 0;
+}
 
 int vpmu_sim_tick(struct vpmu_sim *s, unsigned cpu, enum vpmu_event ev, uint64_t count,
 		  enum vpmu_mode mode)
