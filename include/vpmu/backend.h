@@ -112,7 +112,8 @@ int vpmu_sim_tick(struct vpmu_sim *sim, unsigned cpu, enum vpmu_event ev,
  * ticks the instructions it retires exactly and cycles by a rule says so
  * (VPMU_COUNT_SIM, with `why` in words: a string that outlives the sim), and
  * an event it never ticks is VPMU_COUNT_NONE.  Without it an event is
- * VPMU_COUNT_SIM ("counts what the VMM ticks").  -EINVAL for a bad argument. */
+ * VPMU_COUNT_SIM ("counted as the trace's ticks say").  -EINVAL for a bad
+ * argument. */
 int vpmu_sim_set_event_source(struct vpmu_sim *sim, enum vpmu_event ev,
 			      enum vpmu_count_source src, const char *why);
 uint64_t vpmu_sim_ctrl_writes(const struct vpmu_sim *sim);

@@ -147,7 +147,7 @@ static enum vpmu_count_source sim_event_source(void *ctx, enum vpmu_event ev, co
 		return s->source[ev];
 	}
 	if (why)
-		*why = "simulated: counts what the VMM ticks (vpmu_sim_tick)";
+		*why = "counted as the trace's ticks say";
 	return VPMU_COUNT_SIM;
 }
 
