@@ -61,5 +61,7 @@ void check_six(void);
 void check_sysfs(void);
 void check_upmc(void);
 void check_profile(void);
+void check_rules(void);
+void check_strict(void);
 
 #endif
