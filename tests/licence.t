@@ -34,12 +34,14 @@ git ls-files 'patches/kvm-rdpmc/*.patch' | xargs grep -h "$spdx" >"$tmp/gpl"
 [ -s "$tmp/gpl" ] && ! grep -v "$spdx: GPL-2.0-only\$" "$tmp/gpl" &&
 	grep -q '^Files: patches/\*' .reuse/dep5 && grep -q '^License: GPL-2.0-only' .reuse/dep5
 ok $? "the kernel patches: the files they add are GPL-2.0-only, and .reuse/dep5 says so for patches/" "$tmp/gpl"
-# QEMU's files are GPL-2.0-or-later (its LICENSE): so are those the QEMU series adds.
-git ls-files 'patches/qemu/*.patch' | xargs grep -h "$spdx" >"$tmp/qemu"
-[ -s "$tmp/qemu" ] && ! grep -v "$spdx: GPL-2.0-or-later\$" "$tmp/qemu" &&
-	grep -q '^Files: patches/qemu/\*' .reuse/dep5 && grep -q '^License: GPL-2.0-or-later' .reuse/dep5 &&
-	[ -f LICENSES/GPL-2.0-or-later.txt ]
-ok $? "the QEMU patches: the files they add are GPL-2.0-or-later, and .reuse/dep5 says so for patches/qemu/" "$tmp/qemu"
+# QEMU's files are GPL-2.0-or-later (its LICENSE): so are those the QEMU series add.
+for series in qemu qemu-ppc; do
+	git ls-files "patches/$series/*.patch" | xargs grep -h "$spdx" >"$tmp/$series"
+	[ -s "$tmp/$series" ] && ! grep -v "$spdx: GPL-2.0-or-later\$" "$tmp/$series" &&
+		grep -q "^Files: patches/$series/\\*" .reuse/dep5 &&
+		grep -q '^License: GPL-2.0-or-later' .reuse/dep5 && [ -f LICENSES/GPL-2.0-or-later.txt ]
+	ok $? "the QEMU patches ($series): the files they add are GPL-2.0-or-later, and .reuse/dep5 says so for patches/$series/" "$tmp/$series"
+done
 grep -q '^Files: data/perfmon/intel/\*' .reuse/dep5 && grep -q '^License: BSD-3-Clause' .reuse/dep5 &&
 	grep -q '^Files: data/perfmon/amd/\*' .reuse/dep5 && [ -f LICENSES/BSD-3-Clause.txt ] &&
 	cmp -s LICENSES/BSD-3-Clause.txt data/perfmon/intel/LICENSE
