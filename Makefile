@@ -282,10 +282,19 @@ clean:
 # emulated Pentium III under vpmu-run, on KVM with the RDPMC exit (nested in QEMU
 # TCG: scripts/kvm-env --patched-kvm); perf record and perf report inside the
 # guest, then vpmu-run's accounting (scripts/demo-linux, docs/linux-guests.md).
+# A PowerPC model (DEMO_MODEL=ppc7450, ...) profiles a workload inside the
+# PowerPC Linux guest under qemu-system-ppc with patches/qemu-ppc instead
+# (docs/ppc.md): its /init samples instruction addresses with perf and prints
+# the hottest functions of the workload, then QEMU prints the vPMU's accounting.
 DEMO_MODEL ?= p6
 demo: deps
+ifneq ($(filter ppc%,$(DEMO_MODEL)),)
+	$(MAKE) --no-print-directory lib guest-ppc
+	scripts/ppc-guest --model $(DEMO_MODEL) --append vpmucheck=profile
+else
 	$(MAKE) --no-print-directory all kvm-programs guests
 	scripts/demo-linux $(DEMO_MODEL)
+endif
 
 # The main job's guest under QEMU with vpmu instead of vpmu-run (docs/qemu.md):
 # the patched QEMU built once (scripts/qemu-build), perf record in the guest,
