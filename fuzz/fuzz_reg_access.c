@@ -296,9 +296,10 @@ static void vm_setup(struct world *w, struct fvm *fv, struct input *in)
 	unsigned nmsr = vpmu_vm_regs(fv->vm, VPMU_SPACE_MSR, NULL, 0);
 	unsigned nspr = vpmu_vm_regs(fv->vm, VPMU_SPACE_SPR, NULL, 0);
 	fv->nregs = nmsr + nspr;
-	/* Only "generic" (x86 with a TSC and no counters) owns no register. */
-	CHECK(fv->nregs > 0 || strcmp(cfg.model, "generic") == 0,
-	      "model %s owns no registers", cfg.model);
+	/* Only "generic" and "ppc-generic" (a TSC or a time base and no
+	 * counters) own no register. */
+	CHECK(fv->nregs > 0 || strcmp(cfg.model, "generic") == 0 ||
+	      strcmp(cfg.model, "ppc-generic") == 0, "model %s owns no registers", cfg.model);
 	fv->regs = calloc(fv->nregs + 1, sizeof(*fv->regs));
 	uint32_t *addr = calloc(fv->nregs + 1, sizeof(*addr));
 	CHECK(fv->regs && addr, "out of memory");

@@ -414,13 +414,13 @@ static enum vpmu_fault read_reg(struct vpmu_vcpu *v, const struct vpmu_reg *r, u
 
 /* The vCPU needs attention before an access: an HT core's lock, or a control to
  * derive again.  Out of line: neither happens on the P6/K7 hot paths. */
-static __attribute__((noinline, cold)) void access_begin(struct vpmu_vcpu *v)
+static __attribute__((noinline, cold)) void access_begin(struct vpmu_vcpu *v, bool refresh)
 {
 	if (v->core) {
 		pthread_mutex_lock(&v->core->lock);
 		vpmu_ht_sync(v, false);
 	}
-	if (vpmu_attn(v) & VPMU_ATTN_STALE)
+	if (refresh && (vpmu_attn(v) & VPMU_ATTN_STALE))
 		vpmu_control_refresh(v);
 }
 
@@ -430,7 +430,12 @@ static inline void access_end(struct vpmu_vcpu *v)
 		pthread_mutex_unlock(&v->core->lock);
 }
 
-#define ACCESS_BEGIN(v) do { if (__builtin_expect(vpmu_attn(v) != 0, 0)) access_begin(v); } while (0)
+#define ACCESS_BEGIN(v) do { if (__builtin_expect(vpmu_attn(v) != 0, 0)) access_begin(v, true); } while (0)
+/* A host-initiated get (a save) reads the registers and counts as they are and
+ * leaves a stale control for the next entry or guest access: deriving it here
+ * could write host registers (PowerPC's FCECE freeze), and a save changes
+ * nothing. */
+#define GET_BEGIN(v) do { if (__builtin_expect(vpmu_attn(v) != 0, 0)) access_begin(v, false); } while (0)
 #define ACCESS_END(v) access_end(v)
 
 /* The write path out of line, for the callers that are not hot. */
@@ -584,7 +589,7 @@ int vpmu_rdpmc_get(struct vpmu_vcpu *v, uint32_t index, uint64_t *val)
 int vpmu_reg_get_at(struct vpmu_vcpu *v, const struct vpmu_reg *r, uint64_t *val)
 {
 	uint64_t raw, seen;
-	ACCESS_BEGIN(v);
+	GET_BEGIN(v);
 	read_reg(v, r, &raw, true);
 	/* A register the presented CPU lacks (the read hook says so) is not saved:
 	 * what a restore could not load either. */
