@@ -504,6 +504,41 @@ static void test_counting_mask(void)
 	vpmu_vm_destroy(vm);
 }
 
+/* A debugger's reads of a running vCPU after an overflow (QEMU's gdbstub and
+ * monitor read the 7450's SPRs with vpmu_reg_get: patches/qemu-ppc 0005):
+ * they show the registers as they are, FC set by FCECE included, and write no
+ * host register; the freeze reaches the host at the next entry.  The fuzzer
+ * found gets that applied it (fuzz_host_access). */
+static void test_debugger_get_after_freeze(void)
+{
+	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
+	struct vpmu_vm *vm;
+	struct vpmu_vcpu *v;
+	enum vpmu_fault f;
+	uint64_t val;
+	cfg.model = "ppc7450";
+	if (vpmu_vm_create(host, &cfg, &vm) || vpmu_vcpu_create(vm, 0, &v) ||
+	    vpmu_vcpu_switch_in(v, 0)) {
+		ok(0, "create a 7450 VM and switch its vCPU in");
+		return;
+	}
+	vpmu_reg_write(v, VPMU_SPACE_SPR, 953, 0x7fffffff, &f);
+	vpmu_reg_write(v, VPMU_SPACE_SPR, 952, 0x06008080, &f);   /* PMXE|FCECE|PMC1CE, instructions */
+	vpmu_vcpu_enter(v);
+	vpmu_sim_tick(sim, 0, VPMU_EV_INSTRUCTIONS, 1, VPMU_MODE_KERNEL);
+	ctrl_writes();
+	ok(vpmu_reg_get(v, VPMU_SPACE_SPR, 952, &val) == 0 && val == 0x82008080,
+	   "debugger get: MMCR0 shows FC set and PMXE cleared by the exception");
+	ok(vpmu_reg_get(v, VPMU_SPACE_SPR, 953, &val) == 0 && val == 0x80000000,
+	   "debugger get: PMC1 reads 0x80000000");
+	is_u64(ctrl_writes(), 0, "debugger gets write no host control register");
+	vpmu_vcpu_enter(v);
+	ok(ctrl_writes() > 0 && vpmu_vcpu_counting(v) == 0,
+	   "the next entry writes the freeze to the host, and nothing counts");
+	vpmu_vcpu_switch_out(v);
+	vpmu_vm_destroy(vm);
+}
+
 int main(void)
 {
 	struct vpmu_backend be;
@@ -538,6 +573,7 @@ int main(void)
 	test_destroyed_vm();
 	test_reset();
 	test_counting_mask();
+	test_debugger_get_after_freeze();
 	vpmu_host_destroy(host);
 	vpmu_sim_destroy(sim);
 	return tap_done();
