@@ -54,18 +54,16 @@ static inline const struct ppc_variant *variant(const struct vpmu_model *m)
 	return m->priv;
 }
 
+/* Each PMC's event selector field in its MMCR (ppc_ctr_ctrl_slot), and its
+ * shift: PMC1SEL and PMC2SEL in MMCR0, PMC3SEL..PMC6SEL in MMCR1. */
+const uint32_t ppc_sel_field[6] = { MMCR0_PMC1SEL, MMCR0_PMC2SEL, 0xF8000000u,
+					  0x07C00000u, 0x003E0000u, 0x0001F800u };
+const uint8_t ppc_sel_shift[6] = { 6, 0, 27, 22, 17, 11 };
+
 /* PMCk's event selector in the MMCRs (PMC numbers from 0). */
-static unsigned ppc_pmc_event(const uint64_t *mmcr, unsigned pmc)
+static inline unsigned ppc_pmc_event(const uint64_t *mmcr, unsigned pmc)
 {
-	uint32_t m0 = (uint32_t)mmcr[PPC_MMCR0], m1 = (uint32_t)mmcr[PPC_MMCR1];
-	switch (pmc) {
-	case 0: return (m0 & MMCR0_PMC1SEL) >> 6;
-	case 1: return m0 & MMCR0_PMC2SEL;
-	case 2: return m1 >> 27 & 0x1F;
-	case 3: return m1 >> 22 & 0x1F;
-	case 4: return m1 >> 17 & 0x1F;
-	default: return m1 >> 11 & 0x3F;
-	}
+	return ((uint32_t)mmcr[ppc_ctr_ctrl_slot[pmc]] & ppc_sel_field[pmc]) >> ppc_sel_shift[pmc];
 }
 
 /* The privilege levels MMCR0 lets count; 0 while frozen.  MSR[PMM], which
@@ -91,15 +89,19 @@ static inline bool ppc_pmc_interrupts(uint32_t mmcr0, unsigned pmc)
 	return (mmcr0 & MMCR0_PMXE) && (mmcr0 & (pmc == 0 ? MMCR0_PMC1CE : MMCR0_PMCJCE));
 }
 
-const uint32_t ppc_sel_field[6] = { MMCR0_PMC1SEL, MMCR0_PMC2SEL, 0xF8000000u,
-					  0x07C00000u, 0x003E0000u, 0x0001F800u };
-const uint8_t ppc_sel_shift[6] = { 6, 0, 27, 22, 17, 11 };
-
 static inline void ppc_retarget_pmc(struct vpmu_txn *t, unsigned pmc, uint64_t old, uint64_t val)
 {
 	uint64_t f = ppc_sel_field[pmc];
 	if ((old & f) && (val & f))
 		vpmu_txn_retarget(t, pmc, (val & f) >> ppc_sel_shift[pmc]);
+}
+
+/* The bits MMCRn holds: all of MMCR0, MMCR1's selectors of the CPU's PMCs,
+ * MMCR2's THRESHMULT. */
+static inline uint64_t ppc_mmcr_valid(const struct ppc_variant *pv, unsigned slot)
+{
+	return slot == PPC_MMCR0 ? 0xFFFFFFFFu : slot == PPC_MMCR1 ? pv->mmcr1_valid
+								 : MMCR2_THRESHMULT;
 }
 
 /* MMCR1, MMCR2: their reserved bits (perfctr's rules on the value written)
@@ -109,7 +111,7 @@ static __attribute__((noinline)) void ppc_write_mmcr12(const struct ppc_variant 
 							 struct vpmu_txn *t, unsigned slot,
 							 uint64_t val)
 {
-	uint64_t valid = slot == PPC_MMCR1 ? pv->mmcr1_valid : MMCR2_THRESHMULT;
+	uint64_t valid = ppc_mmcr_valid(pv, slot);
 	if (val & ~valid)
 		vpmu_txn_violate(t, slot == PPC_MMCR1 ? PPC_RULE_MMCR1_RESERVED
 						      : PPC_RULE_MMCR2_RESERVED);
@@ -131,11 +133,7 @@ static __attribute__((noinline)) enum vpmu_fault ppc_write_host(const struct ppc
 								 const struct vpmu_reg *reg,
 								 uint64_t val)
 {
-	uint64_t valid = 0xFFFFFFFFu;
-	if (reg->kind == VPMU_REG_CTRL && reg->index == PPC_MMCR1)
-		valid = pv->mmcr1_valid;
-	else if (reg->kind == VPMU_REG_CTRL && reg->index == PPC_MMCR2)
-		valid = MMCR2_THRESHMULT;
+	uint64_t valid = reg->kind == VPMU_REG_CTRL ? ppc_mmcr_valid(pv, reg->index) : 0xFFFFFFFFu;
 	if (val & ~valid)
 		return VPMU_FAULT_RESERVED;
 	if (reg->kind == VPMU_REG_CTRL)
@@ -234,10 +232,9 @@ static uint64_t ppc_ctrl_image(const struct vpmu_model *m, const struct vpmu_ctl
 {
 	(void)m;
 	uint64_t mmcr = ctl->global[slot];
-	bool mmcr1 = slot == PPC_MMCR1;
 	for (unsigned i = 0; i < vpmu_ctl_n(ctl); i++) {
 		unsigned pmc = ctl->ctr[i].pmc;
-		if ((pmc >= 2) == mmcr1)
+		if (ppc_ctr_ctrl_slot[pmc] == slot)
 			mmcr |= ctl->ctr[i].evntsel << ppc_sel_shift[pmc];
 	}
 	return mmcr;

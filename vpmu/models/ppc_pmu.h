@@ -93,7 +93,7 @@ extern const struct vpmu_rule ppc_rules[PPC_NR_RULES];
 extern const struct vpmu_model_ops ppc_ops;
 /* Where each PMC's event selector lives (i-mode suspend clears it there). */
 extern const uint8_t ppc_ctr_ctrl_slot[6];
-/* Each PMC's event selector field in its MMCR, and its shift. */
+/* Each PMC's event selector field in its MMCR, and its shift (ppc.c). */
 extern const uint32_t ppc_sel_field[6];
 extern const uint8_t ppc_sel_shift[6];
 
@@ -106,12 +106,5 @@ extern const uint8_t ppc_sel_shift[6];
 	.ctr_ctrl_slot = ppc_ctr_ctrl_slot, \
 	.ctr_sel_mask = ppc_sel_field, .ctr_sel_shift = ppc_sel_shift, \
 	.ops = &ppc_ops
-
-/* The PVR a VM's identity presents (PVR version in family; the revision's
- * major in cpumodel, its minor in stepping). */
-static inline uint32_t ppc_pvr(unsigned family, unsigned cpumodel, unsigned stepping)
-{
-	return (uint32_t)family << 16 | (cpumodel & 0xFF) << 8 | (stepping & 0xFF);
-}
 
 #endif
