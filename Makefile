@@ -10,6 +10,8 @@
 #                   programs and their manual pages under $(DESTDIR)$(PREFIX)
 #                   (PREFIX=/usr/local); make uninstall removes them again
 #   make man        docs/man/*.md rendered from the manual pages in man/ (mandoc)
+#   make riscv64    libvpmu and a static vpmu-run for riscv64 KVM hosts, cross-built
+#                   into build/riscv64/ (docs/riscv.md "vpmu-run on RISC-V")
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -37,7 +39,19 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # (vpmu_txn_retarget: vpmu/model.h).
 CHECKS  := -DVPMU_CONTRACT_CHECKS
 
-LIB_SRC := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c vmm-glue/*.c))
+# The architecture the build is for: x86 (the host's), or riscv64 (make
+# riscv64, below: the RISC-V vpmu-run cross-built).  The KVM glue is per
+# architecture: vmm-glue/kvm_riscv*.c is the RISC-V VMM's, linked into its
+# vpmu-run and not into libvpmu; the rest of vmm-glue/ is x86's, in libvpmu.
+VPMU_ARCH ?= x86
+RISCV_GLUE := $(wildcard vmm-glue/kvm_riscv*.c)
+X86_GLUE := $(filter-out $(RISCV_GLUE),$(wildcard vmm-glue/*.c))
+RISCV_RUN := $(wildcard tools/run/riscv_*.c)
+ifeq ($(VPMU_ARCH),riscv64)
+LIB_SRC := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c))
+else
+LIB_SRC := $(sort $(wildcard vpmu/*.c vpmu/models/*.c vpmu/backends/*.c) $(X86_GLUE))
+endif
 LIB_HDR := $(wildcard include/vpmu/*.h vpmu/*.h vpmu/models/*.h vpmu/backends/*.h)
 # The programs' mains, one per folder of tools/ (below).
 TOOL_MAINS := $(wildcard tools/*/vpmu-*.c)
@@ -178,8 +192,8 @@ docs/man/%.md: man/%
 #   events/      vpmu-events
 # Everything but the mains and stat/ goes into one archive, from which each
 # program and test links what it uses.
-TOOL_SRC := $(filter-out $(TOOL_MAINS),$(wildcard tools/accounting/*.c tools/common/*.c \
-		tools/live/*.c tools/trace/*.c tools/run/*.c))
+TOOL_SRC := $(filter-out $(TOOL_MAINS) $(RISCV_RUN),$(wildcard tools/accounting/*.c \
+		tools/common/*.c tools/live/*.c tools/trace/*.c tools/run/*.c))
 TOOL_ARCHIVE := $(B)/lib/libvpmu-tools.a
 $(TOOL_ARCHIVE): $(TOOL_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
@@ -190,9 +204,11 @@ $(B)/bin/vpmu-trace: $(B)/obj/tools/trace/vpmu-trace.o $(TOOL_ARCHIVE) $(B)/lib/
 $(B)/bin/vpmu-events: $(B)/obj/tools/events/vpmu-events.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
+ifneq ($(VPMU_ARCH),riscv64)
 $(B)/bin/vpmu-run: $(B)/obj/tools/run/vpmu-run.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
+endif
 
 # libvirt typed parameters (tools/accounting/libvirt/, docs/accounting.md) are
 # the only code that links libvirt.  They stay out of the archive, so neither
@@ -240,6 +256,47 @@ $(B)/tests/kvm_glue: LDFLAGS += -Wl,--wrap=ioctl
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
+
+# The RISC-V VMM's pure parts, tested on the build host (tests/riscv_*.t): the
+# device tree writer read back with libfdt, the Image layout, and the exit
+# dispatch with the glue's KVM calls answered by the test (--wrap=ioctl).
+$(B)/tests/riscv_fdt: $(B)/obj/tests/unit/riscv_fdt.o $(B)/obj/tools/run/riscv_fdt.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ -lfdt
+$(B)/tests/riscv_image: $(B)/obj/tests/unit/riscv_image.o $(B)/obj/tools/run/riscv_image.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^
+$(B)/tests/riscv_exit: $(B)/obj/tests/unit/riscv_exit.o $(B)/obj/tools/run/riscv_exit.o \
+		$(B)/obj/vmm-glue/kvm_riscv.o $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -Wl,--wrap=ioctl -o $@ $^ $(LDLIBS)
+
+# make riscv64: libvpmu and a static vpmu-run for riscv64 KVM hosts
+# (docs/riscv.md "vpmu-run on RISC-V"), cross-built with Debian's
+# gcc-riscv64-linux-gnu into $(RVB) by this Makefile with VPMU_ARCH=riscv64.
+# No riscv64 library but the cross glibc: xxHash is header-only
+# (XXH_INLINE_ALL, the host's xxhash.h), the device tree has its own writer
+# (tools/run/riscv_fdt.c), and the JSON accounting (json-c) is left out.
+RVB := build/riscv64
+RV_CC ?= riscv64-linux-gnu-gcc
+.PHONY: riscv64
+riscv64:
+	$(MAKE) --no-print-directory VPMU_ARCH=riscv64 B=$(RVB) CC=$(RV_CC) CFLAGS="-O2 -g" \
+		LDFLAGS=-static $(RVB)/bin/vpmu-run
+ifeq ($(VPMU_ARCH),riscv64)
+CPPFLAGS += -DXXH_INLINE_ALL -I$(B)/xxhash
+LDLIBS  := -lpthread -latomic
+$(B)/xxhash/xxhash.h:
+	@mkdir -p $(dir $@)
+	ln -sf /usr/include/xxhash.h $@
+$(LIB_OBJ) $(B)/obj/vmm-glue/kvm_riscv.o: | $(B)/xxhash/xxhash.h
+RV_TOOL_SRC := tools/common/cli.c tools/run/run_accounting.c tools/run/run_file.c $(RISCV_RUN) \
+	$(filter-out tools/accounting/acct_json.c tools/accounting/acct_json_read.c, \
+		$(wildcard tools/accounting/*.c))
+$(B)/bin/vpmu-run: $(RV_TOOL_SRC:%.c=$(B)/obj/%.o) $(RISCV_GLUE:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+endif
 
 # Programs that run inside the nested KVM tier must be static (scripts/kvm-env),
 # so they are built apart from the sanitizer build (ASan does not link static).

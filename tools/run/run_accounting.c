@@ -42,10 +42,7 @@ void accounting_print_run(const struct accounting_run *ar)
 	FILE *out = ar->out ? ar->out : stdout;
 	/* One snapshot: each vCPU's totals and its glue's statistics, read once. */
 	struct acct_vm snap;
-	const struct vpmu_kvm_stats *kvm[VPMU_MAX_VCPUS] = { 0 };
-	for (unsigned i = 0; i < ar->nr_vcpus && i < VPMU_MAX_VCPUS; i++)
-		kvm[i] = ar->kv[i] ? vpmu_kvm_vcpu_stats(ar->kv[i]) : NULL;
-	if (acct_collect(&snap, "guest", ar->vm, ar->host, kvm) < 0)
+	if (acct_collect(&snap, "guest", ar->vm, ar->host, ar->kvm) < 0)
 		return;
 	if (ar->format != ACCT_TEXT) {
 		fflush(stdout);
@@ -68,8 +65,8 @@ void accounting_print_run(const struct accounting_run *ar)
 		accounting_print_perf(m, ar->perf);
 	acct_write(m, ACCT_TEXT, &snap, 1);
 	acct_vm_release(&snap);
-	for (unsigned i = 0; i < ar->nr_vcpus; i++) {
-		const struct vpmu_kvm_stats *s = ar->kv[i] ? vpmu_kvm_vcpu_stats(ar->kv[i]) : NULL;
+	for (unsigned i = 0; i < ar->nr_vcpus && ar->kvm; i++) {
+		const struct vpmu_kvm_stats *s = ar->kvm[i];
 		if (!s)
 			continue;
 		fprintf(m, "  vCPU %u KVM: msr-exits=%" PRIu64 " msr-faults=%" PRIu64
@@ -83,6 +80,8 @@ void accounting_print_run(const struct accounting_run *ar)
 			s->pmis_fixed, s->pmis_nmi, s->pmis_held, s->pmis_masked, s->pmis_apic_off,
 			s->pmis_bad_mode, s->kicks, s->rdpmc_exits, s->rdpmc_syncs);
 	}
+	if (ar->glue_lines)
+		ar->glue_lines(m, ar->glue_arg);
 	fclose(m);
 	/* In TAP mode the accounting is commentary. */
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))

@@ -16,7 +16,8 @@
 /* A KVM run's accounting at its end (vpmu-run): one snapshot of vm in format;
  * the text format adds the backend, the host's event sources, the perf
  * backend's system calls and the glue's statistics per vCPU, all as TAP
- * comments with tap. */
+ * comments with tap.  It calls no glue function: the caller gathers the
+ * glue's statistics. */
 struct accounting_run {
 	enum acct_format format;
 	FILE *out;                           /* where it goes; NULL: stdout */
@@ -25,8 +26,14 @@ struct accounting_run {
 	const struct vpmu_perf *perf;        /* NULL: the sim backend */
 	const struct vpmu_host *host;
 	struct vpmu_vm *vm;
-	struct vpmu_kvm_vcpu *const *kv;     /* nr_vcpus, NULL entries: not set up */
+	/* The x86 glue's statistics of each vCPU (vpmu_kvm_vcpu_stats), NULL
+	 * entries: not set up; NULL: none (another architecture's glue). */
+	const struct vpmu_kvm_stats *const *kvm;
 	unsigned nr_vcpus;
+	/* More lines of the text format, after the totals (another
+	 * architecture's glue statistics); NULL: none. */
+	void (*glue_lines)(FILE *out, void *arg);
+	void *glue_arg;
 };
 void accounting_print_run(const struct accounting_run *ar);
 

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vpmu_run.h"
+#include "run_file.h"
 
 static int refuse(char *err, size_t errlen, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

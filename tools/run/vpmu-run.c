@@ -272,13 +272,13 @@ static int setup_kvm(struct run *rn)
 /* The accounting at exit, in --accounting's format (accounting.h). */
 static void print_accounting(struct run *rn)
 {
-	struct vpmu_kvm_vcpu *kv[MAX_VCPUS];
+	const struct vpmu_kvm_stats *kvm[MAX_VCPUS];
 	for (unsigned i = 0; i < rn->o.vcpus; i++)
-		kv[i] = rn->cpu[i].kv;
+		kvm[i] = rn->cpu[i].kv ? vpmu_kvm_vcpu_stats(rn->cpu[i].kv) : NULL;
 	const struct accounting_run ar = {
 		.format = rn->o.accounting, .out = rn->acct_out,
 		.tap = rn->o.tap && rn->acct_out == stdout, .backend = rn->o.backend,
-		.perf = rn->perf, .host = rn->host, .vm = rn->pvm, .kv = kv, .nr_vcpus = rn->o.vcpus,
+		.perf = rn->perf, .host = rn->host, .vm = rn->pvm, .kvm = kvm, .nr_vcpus = rn->o.vcpus,
 	};
 	accounting_print_run(&ar);
 }

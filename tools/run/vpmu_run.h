@@ -21,6 +21,7 @@
 #include "accounting/acct_formats.h"
 #include "dev_rtc.h"
 #include "dev_uart.h"
+#include "run_file.h"
 
 #define KICK_SIGNAL SIGUSR1
 #define EXIT_TIMEOUT 124
@@ -113,13 +114,6 @@ void run_report_exit(struct vcpu_ctx *c);
  * RIP, mode, interrupt flag and run state, on stderr, for the user to look up
  * (System.map, the image's symbols). */
 void run_report_where(struct run *rn);
-/* Reads the file at path whole into *data (malloc'ed) and *size: a regular,
- * non-empty file of at most limit bytes, opened without blocking (a FIFO is
- * refused, not waited on).  0, or a negative errno with the reason in err
- * ("empty file", "a FIFO, not a regular file", its size against the limit)
- * and nothing allocated (tools/run/run_file.c). */
-int run_read_file(const char *path, size_t limit, uint8_t **data, size_t *size, char *err,
-		  size_t errlen);
 /* console_input's callback: bytes into COM1's receiver (arg: the run). */
 unsigned run_com1_input(void *arg, const uint8_t *bytes, unsigned n);
 
