@@ -153,13 +153,18 @@ for b in $BOOTS; do
 	[ -f "$f" ] || : >"$f"
 	st=$(cat "$tmp/$name.st" 2>/dev/null)
 	[ "$st" = 0 ] && grep -aq 'VPMU done' "$f"
-	ok $? "$name: vpmu-run --model riscv-sbi $opts boots the guest, which powers off (SBI SRST; status ${st:-none})" "$f"
+	ok $? "$name: vpmu-run --model riscv-sbi${opts:+ $opts} boots the guest, which powers off (SBI SRST; status ${st:-none})" "$f"
 	if broken "$name"; then
 		cat "$tmp/l1.out.err" "$tmp/l1b.out.err" 2>/dev/null | tail -n 20 >"$tmp/$name.why"
 		ok 1 "$name: the nested tier ran the boot (twice it did not: timeouts or kvm-env's own failure)" "$tmp/$name.why"
 		continue
 	fi
 	guest "$name" "$checks"
+	# the probe's numbers here too: the guest's own comparison needs its
+	# vpmu.counters= to have arrived
+	seen=$(sed -n 's/.*riscv-pmu-sbi: \([0-9]*\) firmware and \([0-9]*\) hardware counters.*/\1,\2/p' "$f" | head -n 1)
+	[ "$seen" = "$WANT_COUNTERS" ]
+	ok $? "$name: the driver counts the model's counters: firmware,hardware expected $WANT_COUNTERS, saw ${seen:-no probe line}" "$f"
 	# the accounting (vpmu-run at exit, stderr)
 	pmis=$(num "$name" pmis)
 	irq=$(sed -n 's/.*VPMU info record: *[0-9]*: *\([0-9]*\) .*riscv-pmu.*/\1/p' "$f" | tail -n 1)
