@@ -80,6 +80,8 @@ LAYOUTS = {
     'p4': {'event_bits': 6, 'umask': False, 'key_mask': 0},
     # PowerPC 604/750/74xx: a PMC's event selector (up to 7 bits, PMC1SEL).
     'ppc': {'event_bits': 7, 'umask': False, 'key_mask': 0x7F},
+    # RISC-V SBI PMU: an event index, type 19:16 and code 15:0 (Key); EventCode is the code.
+    'sbi': {'event_bits': 20, 'umask': False, 'key_mask': 0xFFFFF},
 }
 AUX_MIX = 0xFF51AFD7ED558CCD  # what an MSR value is multiplied by in a key (vpmu/events.h)
 M64 = (1 << 64) - 1
@@ -329,7 +331,7 @@ def read_events(t, path, rel, role):
                             (where, e['Counter'], t.name,
                              ','.join(str(b) for b in range(64) if t.counters >> b & 1), t.nr_fixed))
         inv, edge, anyt = flag(e, 'Invert'), flag(e, 'EdgeDetect'), flag(e, 'AnyThread')
-        if t.layout in ('p5', 'ppc'):
+        if t.layout in ('p5', 'ppc', 'sbi'):
             keys = [num(e['Key'], 'Key', where)] if 'Key' in e else list(codes)
         else:
             keys = []

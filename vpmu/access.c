@@ -647,25 +647,62 @@ int vpmu_call(struct vpmu_vcpu *v, unsigned long fid, const uint64_t args[VPMU_C
 	}
 	ACCESS_BEGIN(v);
 	struct vpmu_txn t;
+	struct vpmu_txn_mem mem;
 	txn_init(&t, v, false);
+	mem.len = 0;
+	t.mem = &mem;
+	t.commit_on_error = false;
 	uint64_t value = 0;
 	long e = v->mops->call(v->model, &v->ctx, &t, fid, args, &value);
-	if (e == VPMU_SBI_SUCCESS && t.overflowed) {
+	if (t.overflowed) {
 		txn_refuse(v, &t, VPMU_FAULT_NONE);
 		e = VPMU_SBI_ERR_FAILED;
-	} else if (e != VPMU_SBI_SUCCESS)
+	} else if (e != VPMU_SBI_SUCCESS && !t.commit_on_error) {
 		txn_undo(&t);
-	else {
+	} else {
 		enum vpmu_fault f = txn_commit_call(v, &t);
 		if (f == VPMU_FAULT_STRICT) {
 			/* Strict mode refuses what breaks a rule; the SBI's word for a
 			 * refused request is DENIED. */
 			v->totals.strict_refusals++;
 			e = VPMU_SBI_ERR_DENIED;
+		} else if (mem.len &&
+			   v->vm->guest_mem.write(v->vm->guest_mem.opaque, mem.gpa, mem.buf, mem.len)) {
+			/* The accessor refused memory it accepted when the area was
+			 * set (the VMM unmapped it): what the call changed stays, as
+			 * KVM RISC-V's kvm_vcpu_write_guest failing after a stop. */
+			e = VPMU_SBI_ERR_FAILED;
 		}
 	}
 	ACCESS_END(v);
 	out->error = e;
 	out->value = e == VPMU_SBI_SUCCESS ? value : 0;
 	return 0;
+}
+
+int vpmu_vcpu_fw_event(struct vpmu_vcpu *v, unsigned code, uint64_t n)
+{
+	if (!v)
+		return -EINVAL;
+	if (!v->mops->firmware_counters)
+		return -ENOTSUP;
+	ACCESS_BEGIN(v);
+	uint64_t mask = v->mops->firmware_counters(v->model, &v->ctx, v->rf, code);
+	int r = 0;
+	if (mask == ~0ull) {
+		r = -EINVAL;
+	} else if (mask && n) {
+		/* Firmware counters count no host event: the count is loaded, as
+		 * KVM RISC-V's kvm_riscv_vcpu_pmu_incr_fw adds to fw_event[].value. */
+		struct vpmu_txn t;
+		txn_init(&t, v, true);
+		for (uint64_t m = mask; m; m &= m - 1) {
+			unsigned pmc = (unsigned)__builtin_ctzll(m);
+			vpmu_txn_set_ctr(&t, pmc, vpmu_txn_ctr(&t, pmc) + n);
+			v->totals.pmc[pmc] += n;
+		}
+		load_counters(v, &t);
+	}
+	ACCESS_END(v);
+	return r;
 }

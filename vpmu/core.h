@@ -76,6 +76,7 @@ struct vpmu_vm {
 	struct vpmu_vcpu *vcpu[VPMU_MAX_VCPUS];
 	struct vpmu_core_regs *core[VPMU_MAX_VCPUS / 2];  /* with HT: per sibling pair */
 	struct vpmu_filter *filter;          /* the event filter (filter.c), NULL: none */
+	struct vpmu_guest_memory guest_mem;  /* vpmu_vm_set_guest_memory; read NULL: none */
 	void *glue_data;                     /* vm_glue.h: the glue's, freed with glue_free */
 	void (*glue_free)(void *);
 };

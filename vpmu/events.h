@@ -87,7 +87,7 @@ extern const struct vpmu_event_table vpmu_events_p5, vpmu_events_p5mmx, vpmu_eve
 	vpmu_events_k7, vpmu_events_k8, vpmu_events_zen1, vpmu_events_zen4, vpmu_events_core2,
 	vpmu_events_nehalem, vpmu_events_skylake, vpmu_events_icelake,
 	vpmu_events_sapphirerapids, vpmu_events_p4, vpmu_events_ppc604, vpmu_events_ppc604e,
-	vpmu_events_ppc750, vpmu_events_ppc7400, vpmu_events_ppc7450;
+	vpmu_events_ppc750, vpmu_events_ppc7400, vpmu_events_ppc7450, vpmu_events_riscv_sbi;
 
 /* What an MSR value is mixed into a key with (scripts/gen-events.py AUX_MIX). */
 #define VPMU_EVENT_AUX_MIX 0xFF51AFD7ED558CCDull

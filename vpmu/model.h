@@ -134,6 +134,12 @@ struct vpmu_txn {
 	uint64_t retarget_sel;
 	uint32_t violations; /* perfctr rules broken by the values written (step 1) */
 	uint64_t ctr_mask;   /* counters loaded: ctr_val[pmc] */
+	/* Call ops only (vpmu_call sets them; other transactions leave them
+	 * unset): the guest-memory write the call stages (vpmu_txn_guest_write),
+	 * and whether an SBI error the op returns still commits what it staged
+	 * (vpmu_txn_commit_on_error). */
+	struct vpmu_txn_mem *mem;
+	bool commit_on_error;
 	struct { uint8_t kind, index; uint64_t old; } undo[VPMU_TXN_MAX];
 	uint64_t ctr_val[VPMU_MAX_CTRS];
 };
@@ -240,6 +246,32 @@ static inline void vpmu_txn_violate_mask(struct vpmu_txn *t, uint32_t rules)
 }
 /* What counter pmc reads now (a counter loaded in this transaction: its new value). */
 uint64_t vpmu_txn_ctr(const struct vpmu_txn *t, unsigned pmc);
+
+/*
+ * Guest memory in call ops (a PMU that shares memory with its guest: the SBI
+ * PMU's snapshot page; vpmu_vm_set_guest_memory).  A read happens now; a write
+ * is staged and happens once the call commits (strict mode may still refuse
+ * it), one write of at most VPMU_TXN_MEM_MAX bytes per call.  Both return 0, or
+ * a negative errno: -ENODEV (the VMM gave no accessors), -E2BIG (past
+ * VPMU_TXN_MEM_MAX, or a second write), the accessor's (-EFAULT: not RAM).
+ */
+#define VPMU_TXN_MEM_MAX 520     /* the SBI PMU snapshot: overflow mask + 64 values */
+struct vpmu_txn_mem {
+	uint64_t gpa;
+	uint32_t len;        /* 0: nothing staged */
+	uint8_t buf[VPMU_TXN_MEM_MAX];
+};
+bool vpmu_txn_has_guest_memory(const struct vpmu_txn *t);
+int vpmu_txn_guest_read(const struct vpmu_txn *t, uint64_t gpa, void *buf, size_t len);
+int vpmu_txn_guest_write(struct vpmu_txn *t, uint64_t gpa, const void *buf, size_t len);
+/* Write now, not staged: for a call that changes no register and breaks no
+ * rule, whose commit therefore cannot refuse it (SBI event_get_info). */
+int vpmu_txn_guest_write_now(const struct vpmu_txn *t, uint64_t gpa, const void *buf,
+			     size_t len);
+/* The op's SBI error reports part of the request only (KVM RISC-V's start
+ * and stop: the other counters of the set are started or stopped, and the
+ * error says some already were): what it staged commits. */
+static inline void vpmu_txn_commit_on_error(struct vpmu_txn *t) { t->commit_on_error = true; }
 
 /*
  * One event encoding of a model: (key & match) == code selects it, where key is
@@ -407,6 +439,12 @@ struct vpmu_model_ops {
 	 * its arguments; returns the SBI error code (0 or negative) and *value. */
 	long (*call)(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu_txn *t,
 		     unsigned long fid, const uint64_t *args, uint64_t *value);
+	/* Firmware events (vpmu_vcpu_fw_event): the counters that count n more
+	 * events of firmware event `code` now (bit n = counter n); -1ull: the
+	 * model has no such firmware event.  NULL: the model has no firmware
+	 * counters. */
+	uint64_t (*firmware_counters)(const struct vpmu_model *m, const struct vpmu_ctx *cx,
+				      const struct vpmu_regfile *r, unsigned code);
 	/* A PMI that is a level (the P4): whether the line is asserted for the
 	 * thread now, from the status registers.  NULL: PMIs are edges, and one the
 	 * LVTPC mask blocks is lost. */

@@ -399,6 +399,73 @@ struct vpmu_call_result {
 };
 int vpmu_call(struct vpmu_vcpu *vcpu, unsigned long fid, const uint64_t args[VPMU_CALL_ARGS],
 	      struct vpmu_call_result *out);
+/*
+ * Guest memory, for a PMU that shares memory with its guest: the SBI PMU's
+ * snapshot page (SBI v2.0 "counter snapshot", set by snapshot_set_shmem), which
+ * the library writes at counter_stop with TAKE_SNAPSHOT and reads at
+ * counter_start with INIT_SNAPSHOT.  A guest under KVM never traps its reads of
+ * scountovf, so this page is how it learns which counters overflowed.  The
+ * accessors copy len bytes at guest physical address gpa and return 0, or a
+ * negative errno (-EFAULT: not guest RAM), changing nothing then; they are
+ * called on the vCPU's thread, inside vpmu_call.  Without them
+ * snapshot_set_shmem answers VPMU_SBI_ERR_NOT_SUPPORTED (the call is optional).
+ * NULL mem removes them.  -EINVAL: a read or write accessor missing.
+ */
+struct vpmu_guest_memory {
+	int (*read)(void *opaque, uint64_t gpa, void *buf, size_t len);
+	int (*write)(void *opaque, uint64_t gpa, const void *buf, size_t len);
+	void *opaque;
+};
+int vpmu_vm_set_guest_memory(struct vpmu_vm *vm, const struct vpmu_guest_memory *mem);
+/*
+ * Firmware events (the SBI PMU's event type 15): what the SBI implementation
+ * does for the supervisor, which no hardware counter sees.  Under KVM the VMM
+ * is that implementation for the calls it answers and the traps it emulates,
+ * and reports each here: n more events of firmware event `code` on this vCPU
+ * (the SBI codes below; "sent" on the vCPU that asked, "received" on each
+ * target).  Started firmware counters configured for the code count them.
+ * -EINVAL: a code the model has no counter for; -ENOTSUP: the model has no
+ * firmware counters.
+ */
+enum vpmu_sbi_fw_event {
+	VPMU_SBI_FW_MISALIGNED_LOAD = 0,
+	VPMU_SBI_FW_MISALIGNED_STORE = 1,
+	VPMU_SBI_FW_ACCESS_LOAD = 2,
+	VPMU_SBI_FW_ACCESS_STORE = 3,
+	VPMU_SBI_FW_ILLEGAL_INSN = 4,
+	VPMU_SBI_FW_SET_TIMER = 5,
+	VPMU_SBI_FW_IPI_SENT = 6,
+	VPMU_SBI_FW_IPI_RECEIVED = 7,
+	VPMU_SBI_FW_FENCE_I_SENT = 8,
+	VPMU_SBI_FW_FENCE_I_RECEIVED = 9,
+	VPMU_SBI_FW_SFENCE_VMA_SENT = 10,
+	VPMU_SBI_FW_SFENCE_VMA_RECEIVED = 11,
+	VPMU_SBI_FW_SFENCE_VMA_ASID_SENT = 12,
+	VPMU_SBI_FW_SFENCE_VMA_ASID_RECEIVED = 13,
+	VPMU_SBI_FW_HFENCE_GVMA_SENT = 14,
+	VPMU_SBI_FW_HFENCE_GVMA_RECEIVED = 15,
+	VPMU_SBI_FW_HFENCE_GVMA_VMID_SENT = 16,
+	VPMU_SBI_FW_HFENCE_GVMA_VMID_RECEIVED = 17,
+	VPMU_SBI_FW_HFENCE_VVMA_SENT = 18,
+	VPMU_SBI_FW_HFENCE_VVMA_RECEIVED = 19,
+	VPMU_SBI_FW_HFENCE_VVMA_ASID_SENT = 20,
+	VPMU_SBI_FW_HFENCE_VVMA_ASID_RECEIVED = 21,
+	VPMU_SBI_FW_NR = 22,
+};
+int vpmu_vcpu_fw_event(struct vpmu_vcpu *vcpu, unsigned code, uint64_t n);
+/* The SBI PMU extension's id and function ids (a7 and a6 of the ecall). */
+#define VPMU_SBI_EXT_PMU 0x504D55
+enum vpmu_sbi_pmu_fid {
+	VPMU_SBI_PMU_NUM_COUNTERS = 0,
+	VPMU_SBI_PMU_COUNTER_GET_INFO = 1,
+	VPMU_SBI_PMU_COUNTER_CONFIG_MATCHING = 2,
+	VPMU_SBI_PMU_COUNTER_START = 3,
+	VPMU_SBI_PMU_COUNTER_STOP = 4,
+	VPMU_SBI_PMU_COUNTER_FW_READ = 5,
+	VPMU_SBI_PMU_COUNTER_FW_READ_HI = 6,
+	VPMU_SBI_PMU_SNAPSHOT_SET_SHMEM = 7,
+	VPMU_SBI_PMU_EVENT_GET_INFO = 8,
+};
 /* Whether the VM's model owns `reg` (for an MSR filter); the list for building one. */
 bool vpmu_vm_owns_reg(const struct vpmu_vm *vm, enum vpmu_regspace space, uint32_t reg);
 unsigned vpmu_vm_regs(const struct vpmu_vm *vm, enum vpmu_regspace space,

@@ -64,6 +64,10 @@ static const struct recipe recipes[] = {
 	 * Monitor"); PMC1 is SPR 953. */
 	{ " ppc604 ppc604e ppc750 ppc750fx ppc750gx ppc7400 ppc7410 ppc7450 ppc7455 ppc7447a "
 	  "ppc7448 ", { 952 }, { 0x80 }, 953, 0, VPMU_EV_INSTRUCTIONS },
+	/* No register write programs the SBI PMU: program() makes the calls
+	 * (counter_config_matching with AUTO_START); the instret counter is
+	 * counter 2, CSR 0xC02. */
+	{ " riscv-sbi ", { 0 }, { 0 }, 0xC02, 2, VPMU_EV_INSTRUCTIONS },
 };
 
 static const struct recipe *recipe_of(const char *model)
@@ -121,6 +125,13 @@ static void program(struct vpmu_vcpu *v, const struct recipe *r)
 {
 	for (unsigned k = 0; k < 2 && r->reg[k]; k++)
 		wr_reg(v, r->reg[k], r->val[k]);
+	if (space_of(v) == VPMU_SPACE_CSR) {
+		/* SBI v2.0 counter_config_matching(base 0, mask: the counter,
+		 * AUTO_START, SBI_PMU_HW_INSTRUCTIONS). */
+		const uint64_t a[VPMU_CALL_ARGS] = { 0, 1ull << r->pmc, 0x4, 0x2, 0, 0 };
+		struct vpmu_call_result res;
+		vpmu_call(v, VPMU_SBI_PMU_COUNTER_CONFIG_MATCHING, a, &res);
+	}
 }
 
 /* Switch in on host CPU `cpu`, count n events, switch out. */

@@ -19,11 +19,38 @@
 #define MAX_VMS 64
 #define MAX_LINE 4096
 
+/* The guest memory of a VM whose PMU shares memory with its guest (the SBI
+ * PMU's snapshot): TRACE_RAM_SIZE bytes at TRACE_RAM_BASE (docs/trace.md). */
+#define TRACE_RAM_BASE 0x80000000ull
+#define TRACE_RAM_SIZE 0x10000u
+
 struct tvm {
 	char name[64];
 	struct vpmu_vm *vm;
 	uint64_t pmi_mark[VPMU_MAX_VCPUS];
+	uint8_t *ram;        /* TRACE_RAM_SIZE bytes, or NULL */
 };
+
+/* The guest memory accessors the replayer gives a VM (vpmu_guest_memory). */
+static bool ram_range(uint64_t gpa, size_t len)
+{
+	return gpa >= TRACE_RAM_BASE && len <= TRACE_RAM_SIZE &&
+	       gpa - TRACE_RAM_BASE <= TRACE_RAM_SIZE - len;
+}
+static int ram_read(void *opaque, uint64_t gpa, void *buf, size_t len)
+{
+	if (!ram_range(gpa, len))
+		return -EFAULT;
+	memcpy(buf, (uint8_t *)opaque + (gpa - TRACE_RAM_BASE), len);
+	return 0;
+}
+static int ram_write(void *opaque, uint64_t gpa, const void *buf, size_t len)
+{
+	if (!ram_range(gpa, len))
+		return -EFAULT;
+	memcpy((uint8_t *)opaque + (gpa - TRACE_RAM_BASE), buf, len);
+	return 0;
+}
 
 struct ctx {
 	const char *name;
@@ -238,6 +265,16 @@ static int do_vm(struct ctx *c, char **t, int n)
 	int rc = vpmu_vm_create(c->host, &cfg, &tv->vm);
 	if (rc)
 		return bad(c, "cannot create VM '%s': %s", t[1], strerror(-rc));
+	struct vpmu_model_info mi;
+	if (vpmu_model_info(cfg.model, &mi) == 0 && mi.calls) {
+		tv->ram = calloc(1, TRACE_RAM_SIZE);
+		struct vpmu_guest_memory mem = { ram_read, ram_write, tv->ram };
+		if (!tv->ram || vpmu_vm_set_guest_memory(tv->vm, &mem)) {
+			free(tv->ram);
+			vpmu_vm_destroy(tv->vm);
+			return bad(c, "out of memory");
+		}
+	}
 	snprintf(tv->name, sizeof(tv->name), "%s", t[1]);
 	c->nvms++;
 	c->cur = tv;
@@ -327,16 +364,25 @@ static struct reg_value *read_all_regs(struct vpmu_vcpu *v, struct vpmu_vm *vm, 
 	return out;
 }
 
-/* A model that owns registers only in the other space is another ISA: a guest
+/* The instructions that reach each register space, for messages. */
+static const char *space_insns(enum vpmu_regspace sp)
+{
+	return sp == VPMU_SPACE_MSR ? "wrmsr/rdmsr" : sp == VPMU_SPACE_SPR ? "mtspr/mfspr" : "csrr";
+}
+
+/* A model that owns registers only in another space is another ISA: a guest
  * of it cannot execute this instruction at all (an impossible request). */
 static int need_space(struct ctx *c, enum vpmu_regspace sp)
 {
-	enum vpmu_regspace other = sp == VPMU_SPACE_MSR ? VPMU_SPACE_SPR : VPMU_SPACE_MSR;
+	static const enum vpmu_regspace guest[] = { VPMU_SPACE_MSR, VPMU_SPACE_SPR, VPMU_SPACE_CSR };
 	struct vpmu_vm *vm = c->cur->vm;
-	if (vpmu_vm_regs(vm, sp, NULL, 0) == 0 && vpmu_vm_regs(vm, other, NULL, 0) != 0)
-		return bad(c, "model '%s' has no %s (use %s)", vpmu_vm_model(vm),
-			   sp == VPMU_SPACE_MSR ? "MSRs" : "SPRs",
-			   sp == VPMU_SPACE_MSR ? "mtspr/mfspr" : "wrmsr/rdmsr");
+	if (vpmu_vm_regs(vm, sp, NULL, 0) != 0)
+		return 0;
+	for (unsigned i = 0; i < sizeof(guest) / sizeof(guest[0]); i++)
+		if (guest[i] != sp && vpmu_vm_regs(vm, guest[i], NULL, 0) != 0)
+			return bad(c, "model '%s' has no %s (use %s)", vpmu_vm_model(vm),
+				   sp == VPMU_SPACE_MSR ? "MSRs" : sp == VPMU_SPACE_SPR ? "SPRs" : "CSRs",
+				   space_insns(guest[i]));
 	return 0;
 }
 
@@ -397,7 +443,8 @@ static int do_rd(struct ctx *c, char **t, int n, enum vpmu_regspace sp, bool rdp
 {
 	uint64_t reg, want = 0;
 	const char *usage = rdpmc ? "rdpmc ECX EXPECT"
-			    : sp == VPMU_SPACE_MSR ? "rdmsr MSR EXPECT" : "mfspr SPR EXPECT";
+			    : sp == VPMU_SPACE_MSR ? "rdmsr MSR EXPECT"
+			    : sp == VPMU_SPACE_SPR ? "mfspr SPR EXPECT" : "csrr CSR EXPECT";
 	if (need_args(c, n, 3, 3, usage) || num(c, t[1], &reg))
 		return -1;
 	int want_gp = strcmp(t[2], "gp") == 0, any = strcmp(t[2], "*") == 0;
@@ -645,9 +692,70 @@ static int do_sbi(struct ctx *c, char **t, int n)
 			return -1;
 	if (need_running(c))
 		return -1;
-	/* No model of this library has the SBI PMU extension yet (riscv-sbi is a
-	 * name the contract reserves); a call on any other model is impossible. */
-	return bad(c, "model '%s' has no SBI PMU extension", vpmu_vm_model(c->cur->vm));
+	struct vpmu_model_info mi;
+	if (vpmu_model_info(vpmu_vm_model(c->cur->vm), &mi) || !mi.calls)
+		return bad(c, "model '%s' has no SBI PMU extension", vpmu_vm_model(c->cur->vm));
+	uint64_t fid, args[VPMU_CALL_ARGS] = { 0 }, err, want = 0;
+	num(c, t[1], &fid);
+	for (int i = 2; i < arrow; i++)
+		num(c, t[i], &args[i - 2]);
+	num(c, t[arrow + 1], &err);
+	bool value = n == arrow + 3;
+	if (value)
+		num(c, t[arrow + 2], &want);
+	struct vpmu_call_result r;
+	vpmu_call(c->vcpu, (unsigned long)fid, args, &r);
+	if ((uint64_t)r.error != err)
+		return check(c, 0, t[0], "sbi %" PRIu64 " to return error %" PRId64 ", got %ld (value 0x%"
+			     PRIx64 ")", fid, (int64_t)err, r.error, r.value);
+	return check(c, !value || r.value == want, t[0], "sbi %" PRIu64 " to return 0x%" PRIx64
+		     ", got 0x%" PRIx64, fid, want, r.value);
+}
+
+/* mem-write GPA VALUE / expect-mem GPA EXPECT: a little-endian u64 of the
+ * current VM's guest memory (the SBI PMU's snapshot page lives there). */
+static int do_mem(struct ctx *c, char **t, int n, bool write)
+{
+	uint64_t gpa, v;
+	if (need_args(c, n, 3, 3, write ? "mem-write GPA VALUE" : "expect-mem GPA EXPECT") ||
+	    num(c, t[1], &gpa) || num(c, t[2], &v))
+		return -1;
+	if (!c->cur)
+		return bad(c, "no current VM (use 'vm NAME')");
+	if (!c->cur->ram)
+		return bad(c, "model '%s' shares no memory with its guest", vpmu_vm_model(c->cur->vm));
+	if (!ram_range(gpa, 8))
+		return bad(c, "guest address 0x%" PRIx64 " outside 0x%llx..0x%llx", gpa,
+			   TRACE_RAM_BASE, TRACE_RAM_BASE + TRACE_RAM_SIZE - 8);
+	uint8_t *b = c->cur->ram + (gpa - TRACE_RAM_BASE);
+	if (write) {
+		for (int i = 0; i < 8; i++, v >>= 8)
+			b[i] = (uint8_t)v;
+		return 0;
+	}
+	uint64_t got = 0;
+	for (int i = 7; i >= 0; i--)
+		got = got << 8 | b[i];
+	return check(c, got == v, t[0], "guest u64 at 0x%" PRIx64 " = 0x%" PRIx64 ", got 0x%" PRIx64,
+		     gpa, v, got);
+}
+
+/* fw-event CODE [N]: the VMM handled N (default 1) firmware events CODE for
+ * the current vCPU (vpmu_vcpu_fw_event). */
+static int do_fw_event(struct ctx *c, char **t, int n)
+{
+	uint64_t code, cnt = 1;
+	if (need_args(c, n, 2, 3, "fw-event CODE [N]") || num(c, t[1], &code) ||
+	    (n == 3 && num(c, t[2], &cnt)))
+		return -1;
+	if (need_running(c))
+		return -1;
+	int r = vpmu_vcpu_fw_event(c->vcpu, code > 0xFFFF ? 0xFFFF : (unsigned)code, cnt);
+	if (r == -ENOTSUP)
+		return bad(c, "model '%s' has no firmware counters", vpmu_vm_model(c->cur->vm));
+	if (r)
+		return bad(c, "no firmware event %" PRIu64, code);
+	return 0;
 }
 
 static int run_line(struct ctx *c, char *line)
@@ -679,7 +787,11 @@ static int run_line(struct ctx *c, char *line)
 	if (!strcmp(d, "mtspr")) return do_wr(c, t, n, VPMU_SPACE_SPR);
 	if (!strcmp(d, "mfspr")) return do_rd(c, t, n, VPMU_SPACE_SPR, false);
 	if (!strcmp(d, "rdpmc")) return do_rd(c, t, n, VPMU_SPACE_MSR, true);
+	if (!strcmp(d, "csrr")) return do_rd(c, t, n, VPMU_SPACE_CSR, false);
 	if (!strcmp(d, "sbi")) return do_sbi(c, t, n);
+	if (!strcmp(d, "mem-write")) return do_mem(c, t, n, true);
+	if (!strcmp(d, "expect-mem")) return do_mem(c, t, n, false);
+	if (!strcmp(d, "fw-event")) return do_fw_event(c, t, n);
 	if (!strcmp(d, "expect-violations")) return do_expect_violations(c, t, n);
 	if (!strcmp(d, "tick")) return do_tick(c, t, n);
 	if (!strcmp(d, "event-filter")) return do_event_filter(c, t, n);
@@ -791,8 +903,10 @@ void trace_run(const char *name, const char *text, size_t len, FILE *diagf, FILE
 	}
 	if ((accounting_out || accounting_sink) && !res->error)
 		print_accounting(c);
-	for (unsigned i = 0; i < c->nvms; i++)
+	for (unsigned i = 0; i < c->nvms; i++) {
 		vpmu_vm_destroy(c->vms[i].vm);
+		free(c->vms[i].ram);
+	}
 	vpmu_host_destroy(c->host);
 	vpmu_sim_destroy(c->sim);
 	free(c);

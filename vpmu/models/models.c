@@ -36,6 +36,7 @@ extern const struct vpmu_model vpmu_model_ppc7455;
 extern const struct vpmu_model vpmu_model_ppc7447a;
 extern const struct vpmu_model vpmu_model_ppc7448;
 extern const struct vpmu_model vpmu_model_ppc_generic;
+extern const struct vpmu_model vpmu_model_riscv_sbi;
 
 const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_p5,
@@ -72,6 +73,7 @@ const struct vpmu_model *const vpmu_models[] = {
 	&vpmu_model_ppc7447a,
 	&vpmu_model_ppc7448,
 	&vpmu_model_ppc_generic,
+	&vpmu_model_riscv_sbi,
 };
 
 const unsigned vpmu_nr_models = sizeof(vpmu_models) / sizeof(vpmu_models[0]);

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SBI PMU extension's functions (RISC-V SBI specification v2.0, chapter
+ * "Performance Monitoring Unit Extension", FIDs 0-7; v3.0 adds FID 8), one
+ * handler each, with the specification's error for each invalid argument.
+ * Where the specification leaves a choice, the model answers as KVM RISC-V
+ * does (arch/riscv/kvm/vcpu_pmu.c), since that is the SBI implementation a
+ * guest of a Linux host meets; docs/models/riscv-sbi.md lists the choices.
+ * RV64: a0-a5 are 64 bits, the upper halves (fw_read_hi, a *_hi address)
+ * are zero.
+ */
+#include <string.h>
+
+#include "riscv_sbi.h"
+
+/* config_matching flags (SBI v2.0 "Counter config matching") */
+#define CFG_SKIP_MATCH  0x01u
+#define CFG_CLEAR_VALUE 0x02u
+#define CFG_AUTO_START  0x04u
+#define CFG_VALID       0xFFu   /* with VUINH b3, VSINH b4, UINH b5, SINH b6, MINH b7 */
+/* counter_start / counter_stop flags */
+#define START_SET_INIT_VALUE 0x1u
+#define START_INIT_SNAPSHOT  0x2u
+#define STOP_RESET           0x1u
+#define STOP_TAKE_SNAPSHOT   0x2u
+/* The snapshot area (v2.0 "Snapshot shared memory"): a u64 overflow bitmap,
+ * then u64 counter values, indexed relative to the call's counter_idx_base. */
+#define SNAPSHOT_SIZE (8u + 64u * 8u)
+/* event_get_info (v3.0): {u32 event_idx, u32 output, u64 event_data} entries */
+#define EVENT_INFO_SIZE 16u
+/* The most entries one event_get_info call handles: past it the call fails
+ * rather than holding the vCPU in the library for a guest-chosen time. */
+#define EVENT_INFO_MAX  4096u
+
+static inline uint64_t le64(const uint8_t *b)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+static inline void put_le64(uint8_t *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		b[i] = (uint8_t)v;
+}
+
+static inline const struct vpmu_pmu *pmu_of(const struct vpmu_ctx *cx) { return cx->vm->pmu; }
+static inline uint64_t misc(const struct vpmu_txn *t, unsigned k) { return t->regs->misc[k]; }
+
+/* The counters (base, mask) name, as a mask of counter numbers; false if the
+ * set is empty or names a counter past the last (KVM RISC-V's
+ * kvm_pmu_validate_counter_mask: INVALID_PARAM). */
+static bool counter_set(const struct vpmu_pmu *p, uint64_t base, uint64_t mask, uint64_t *set)
+{
+	if (!mask || base >= p->nr_ctrs)
+		return false;
+	unsigned last = 63 - (unsigned)__builtin_clzll(mask);
+	if (base + last >= p->nr_ctrs)
+		return false;
+	*set = mask << base;
+	return true;
+}
+
+static long get_info(const struct vpmu_pmu *p, uint64_t n, uint64_t *value)
+{
+	if (n >= p->nr_ctrs || n == SBI_CTR_TIME)
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	if (sbi_is_fw_ctr(p, (unsigned)n))
+		*value = 1ull << 63;                   /* type: firmware */
+	else
+		*value = (uint64_t)(p->width[n] - 1) << 12 | (SBI_CSR_CYCLE + n);
+	return VPMU_SBI_SUCCESS;
+}
+
+/* The first counter of the set that is free and counts the event, cycle and
+ * instret first for their events (KVM RISC-V pmu_get_pmc_index). */
+static int match_counter(const struct vpmu_pmu *p, uint64_t set, uint64_t mapped, uint64_t idx,
+			 uint64_t data)
+{
+	for (uint64_t b = set & ~mapped; b; b &= b - 1) {
+		unsigned n = (unsigned)__builtin_ctzll(b);
+		if (sbi_counter_can_count(p, n, idx, data))
+			return (int)n;
+	}
+	return -1;
+}
+
+static long config_matching(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a,
+			    uint64_t *value)
+{
+	uint64_t base = a[0], mask = a[1], flags = a[2], idx = a[3], data = a[4], set;
+	if (!counter_set(p, base, mask, &set) || (flags & ~(uint64_t)CFG_VALID))
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	uint64_t mapped = misc(t, SBI_MISC_MAPPED), started = misc(t, SBI_MISC_STARTED);
+	int n;
+	if (flags & CFG_SKIP_MATCH) {
+		/* The supervisor knows its counter: the set's first must be one it
+		 * configured (OpenSBI sbi_pmu_ctr_cfg_match; KVM says FAILURE). */
+		n = __builtin_ctzll(set);
+		if (!((mapped >> n) & 1))
+			return VPMU_SBI_ERR_INVALID_PARAM;
+		if (!sbi_counter_can_count(p, (unsigned)n, idx, data))
+			return VPMU_SBI_ERR_NOT_SUPPORTED;
+		if ((started >> n) & 1)
+			vpmu_txn_violate(t, SBI_RULE_CONFIG_RUNNING);
+	} else {
+		n = match_counter(p, set, mapped, idx, data);
+		if (n < 0)
+			return VPMU_SBI_ERR_NOT_SUPPORTED;
+	}
+	unsigned type = (unsigned)(idx >> 16) & 0xF;
+	if ((type == SBI_TYPE_RAW && data >> 48) || (type == SBI_TYPE_RAW_V2 && data >> 56))
+		vpmu_txn_violate(t, SBI_RULE_RAW_DATA_RESERVED);
+	uint64_t bit = 1ull << n;
+	vpmu_txn_set_ctrl(t, (unsigned)n, sbi_config_image(idx, data, flags));
+	vpmu_txn_set_misc(t, SBI_MISC_MAPPED, mapped | bit);
+	if (flags & CFG_CLEAR_VALUE)
+		vpmu_txn_set_ctr(t, (unsigned)n, 0);
+	if (flags & CFG_AUTO_START) {
+		vpmu_txn_set_misc(t, SBI_MISC_STARTED, started | bit);
+		vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, misc(t, SBI_MISC_OVERFLOWED) & ~bit);
+	}
+	*value = (uint64_t)n;
+	return VPMU_SBI_SUCCESS;
+}
+
+static bool snapshot_set(const struct vpmu_txn *t)
+{
+	return misc(t, SBI_MISC_SHMEM) != SBI_SHMEM_NONE;
+}
+
+static long counter_start(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
+{
+	uint64_t base = a[0], mask = a[1], flags = a[2], init = a[3], set;
+	if (!counter_set(p, base, mask, &set) || (flags & ~3ull) ||
+	    flags == (START_SET_INIT_VALUE | START_INIT_SNAPSHOT))
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	uint8_t snap[SNAPSHOT_SIZE];
+	if (flags & START_INIT_SNAPSHOT) {
+		if (!snapshot_set(t))
+			return VPMU_SBI_ERR_NO_SHMEM;
+		if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, sizeof(snap)))
+			return VPMU_SBI_ERR_FAILED;
+	}
+	uint64_t mapped = misc(t, SBI_MISC_MAPPED), started = misc(t, SBI_MISC_STARTED);
+	uint64_t ovf = misc(t, SBI_MISC_OVERFLOWED);
+	long e = VPMU_SBI_SUCCESS;
+	for (uint64_t b = set; b; b &= b - 1) {
+		unsigned n = (unsigned)__builtin_ctzll(b);
+		uint64_t bit = 1ull << n;
+		if (!(mapped & bit)) {
+			vpmu_txn_violate(t, SBI_RULE_START_UNCONFIGURED);
+			continue;
+		}
+		if (started & bit) {
+			e = VPMU_SBI_ERR_ALREADY_STARTED;
+			continue;
+		}
+		started |= bit;
+		ovf &= ~bit;   /* started again: a new overflow may interrupt */
+		if (flags & START_SET_INIT_VALUE)
+			vpmu_txn_set_ctr(t, n, init);
+		else if (flags & START_INIT_SNAPSHOT)
+			vpmu_txn_set_ctr(t, n, le64(snap + 8 + 8 * (n - base)));
+	}
+	vpmu_txn_set_misc(t, SBI_MISC_STARTED, started);
+	vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, ovf);
+	if (e != VPMU_SBI_SUCCESS)
+		vpmu_txn_commit_on_error(t);
+	return e;
+}
+
+static long counter_stop(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
+{
+	uint64_t base = a[0], mask = a[1], flags = a[2], set;
+	if (!counter_set(p, base, mask, &set) || (flags & ~3ull))
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	bool take = flags & STOP_TAKE_SNAPSHOT;
+	uint8_t snap[SNAPSHOT_SIZE];
+	if (take) {
+		if (!snapshot_set(t))
+			return VPMU_SBI_ERR_NO_SHMEM;
+		if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, sizeof(snap)))
+			return VPMU_SBI_ERR_FAILED;
+	}
+	uint64_t mapped = misc(t, SBI_MISC_MAPPED), started = misc(t, SBI_MISC_STARTED);
+	uint64_t ovf = misc(t, SBI_MISC_OVERFLOWED), ovf_snap = take ? le64(snap) : 0;
+	long e = VPMU_SBI_SUCCESS;
+	for (uint64_t b = set; b; b &= b - 1) {
+		unsigned n = (unsigned)__builtin_ctzll(b), i = (unsigned)(n - base);
+		uint64_t bit = 1ull << n;
+		if (!(mapped & bit)) {
+			vpmu_txn_violate(t, SBI_RULE_STOP_UNCONFIGURED);
+			continue;
+		}
+		if (!(started & bit))
+			e = VPMU_SBI_ERR_ALREADY_STOPPED;
+		started &= ~bit;
+		if (take) {
+			put_le64(snap + 8 + 8 * i, vpmu_txn_ctr(t, n));
+			if (ovf & bit)
+				ovf_snap |= 1ull << i;
+		}
+		if (flags & STOP_RESET) {
+			/* Released: unconfigured, its overflow forgotten (the
+			 * snapshot's bit too, as KVM RISC-V clears it). */
+			mapped &= ~bit;
+			ovf &= ~bit;
+			ovf_snap &= ~(1ull << i);
+		}
+	}
+	vpmu_txn_set_misc(t, SBI_MISC_STARTED, started);
+	vpmu_txn_set_misc(t, SBI_MISC_MAPPED, mapped);
+	vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, ovf);
+	if (take) {
+		put_le64(snap, ovf_snap);
+		if (vpmu_txn_guest_write(t, misc(t, SBI_MISC_SHMEM), snap, sizeof(snap)))
+			return VPMU_SBI_ERR_FAILED;
+	}
+	if (e != VPMU_SBI_SUCCESS)
+		vpmu_txn_commit_on_error(t);
+	return e;
+}
+
+static long fw_read(const struct vpmu_pmu *p, struct vpmu_txn *t, uint64_t n, bool hi,
+		    uint64_t *value)
+{
+	if (n >= p->nr_ctrs || !sbi_is_fw_ctr(p, (unsigned)n))
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	/* RV64: the value is XLEN wide; its upper half is zero. */
+	*value = hi ? 0 : vpmu_txn_ctr(t, (unsigned)n);
+	return VPMU_SBI_SUCCESS;
+}
+
+static long snapshot_set_shmem(struct vpmu_txn *t, const uint64_t *a)
+{
+	uint64_t lo = a[0], hi = a[1], flags = a[2];
+	if (!vpmu_txn_has_guest_memory(t))
+		return VPMU_SBI_ERR_NOT_SUPPORTED;
+	if (flags)
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	if (lo == ~0ull && hi == ~0ull) {
+		vpmu_txn_set_misc(t, SBI_MISC_SHMEM, SBI_SHMEM_NONE);
+		return VPMU_SBI_SUCCESS;
+	}
+	if (lo & 0xFFF)
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	if (hi)
+		return VPMU_SBI_ERR_INVALID_ADDRESS;
+	/* The area starts zeroed (KVM RISC-V writes its zeroed copy); the read
+	 * proves the VMM's memory is there before the call commits. */
+	uint8_t zero[SNAPSHOT_SIZE];
+	if (vpmu_txn_guest_read(t, lo, zero, sizeof(zero)))
+		return VPMU_SBI_ERR_INVALID_ADDRESS;
+	memset(zero, 0, sizeof(zero));
+	if (vpmu_txn_guest_write(t, lo, zero, sizeof(zero)))
+		return VPMU_SBI_ERR_FAILED;
+	vpmu_txn_set_misc(t, SBI_MISC_SHMEM, lo);
+	return VPMU_SBI_SUCCESS;
+}
+
+/* Whether any counter of the VM can count the event. */
+static bool event_supported(const struct vpmu_pmu *p, uint64_t idx, uint64_t data)
+{
+	for (unsigned n = 0; n < p->nr_ctrs; n++)
+		if (sbi_counter_can_count(p, n, idx, data))
+			return true;
+	return false;
+}
+
+static long event_get_info(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
+{
+	uint64_t lo = a[0], hi = a[1], num = a[2], flags = a[3];
+	if (!vpmu_txn_has_guest_memory(t))
+		return VPMU_SBI_ERR_NOT_SUPPORTED;
+	if (flags || (lo & (EVENT_INFO_SIZE - 1)) || !num)
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	if (hi)
+		return VPMU_SBI_ERR_INVALID_ADDRESS;
+	if (num > EVENT_INFO_MAX)
+		return VPMU_SBI_ERR_FAILED;
+	/* Read every entry first, so that a table that runs off guest memory is
+	 * refused before any entry changes. */
+	uint8_t probe[EVENT_INFO_SIZE];
+	for (uint64_t i = 0; i < num; i++)
+		if (vpmu_txn_guest_read(t, lo + i * EVENT_INFO_SIZE, probe, sizeof(probe)))
+			return VPMU_SBI_ERR_INVALID_ADDRESS;
+	for (uint64_t i = 0; i < num; i++) {
+		uint8_t e[EVENT_INFO_SIZE];
+		uint64_t at = lo + i * EVENT_INFO_SIZE;
+		if (vpmu_txn_guest_read(t, at, e, sizeof(e)))
+			return VPMU_SBI_ERR_INVALID_ADDRESS;
+		uint32_t idx = (uint32_t)le64(e);
+		bool ok = event_supported(p, idx, le64(e + 8));
+		e[4] = ok, e[5] = e[6] = e[7] = 0;      /* output: bit 0, supported */
+		if (vpmu_txn_guest_write_now(t, at, e, sizeof(e)))
+			return VPMU_SBI_ERR_INVALID_ADDRESS;
+	}
+	return VPMU_SBI_SUCCESS;
+}
+
+long sbi_call(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu_txn *t,
+	      unsigned long fid, const uint64_t *a, uint64_t *value)
+{
+	(void)m;
+	const struct vpmu_pmu *p = pmu_of(cx);
+	unsigned v = sbi_version(p);
+	switch (fid) {
+	case VPMU_SBI_PMU_NUM_COUNTERS:
+		*value = p->nr_ctrs;
+		return VPMU_SBI_SUCCESS;
+	case VPMU_SBI_PMU_COUNTER_GET_INFO:
+		return get_info(p, a[0], value);
+	case VPMU_SBI_PMU_COUNTER_CONFIG_MATCHING:
+		return config_matching(p, t, a, value);
+	case VPMU_SBI_PMU_COUNTER_START:
+		return counter_start(p, t, a);
+	case VPMU_SBI_PMU_COUNTER_STOP:
+		return counter_stop(p, t, a);
+	case VPMU_SBI_PMU_COUNTER_FW_READ:
+		return fw_read(p, t, a[0], false, value);
+	case VPMU_SBI_PMU_COUNTER_FW_READ_HI:
+		return v >= 2 ? fw_read(p, t, a[0], true, value) : VPMU_SBI_ERR_NOT_SUPPORTED;
+	case VPMU_SBI_PMU_SNAPSHOT_SET_SHMEM:
+		return v >= 2 ? snapshot_set_shmem(t, a) : VPMU_SBI_ERR_NOT_SUPPORTED;
+	case VPMU_SBI_PMU_EVENT_GET_INFO:
+		return v >= 3 ? event_get_info(p, t, a) : VPMU_SBI_ERR_NOT_SUPPORTED;
+	default:
+		return VPMU_SBI_ERR_NOT_SUPPORTED;
+	}
+}
