@@ -1,0 +1,3 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+exec "${VPMU_BUILD:-build}/tests/riscv_fdt"
