@@ -159,6 +159,12 @@ for b in $BOOTS; do
 		ok 1 "$name: the nested tier ran the boot (twice it did not: timeouts or kvm-env's own failure)" "$tmp/$name.why"
 		continue
 	fi
+	# a vpmu-run that never started the guest's /init: one case saying why
+	# (its own "vpmu-run: ..." line), not one per check it did not run
+	if ! grep -aq 'VPMU start' "$f"; then
+		ok 1 "$name: the guest's /init starts (vpmu-run status ${st:-none}: $(grep -a '^vpmu-run: ' "$f" | head -n 1 | cut -c1-160))" "$f"
+		continue
+	fi
 	guest "$name" "$checks"
 	# the probe's numbers here too: the guest's own comparison needs its
 	# vpmu.counters= to have arrived

@@ -18,7 +18,7 @@
  * "Counter start": SBI_ERR_INVALID_PARAM for a base and mask beyond the
  * counters); the sampling counter then stays stopped until perf schedules
  * the event in again, which a context switch (the sleep) does.  A chunk is
- * longer than the sampling period, so each chunk takes a sample whether
+ * longer than the sampling period, so each chunk can take a sample whether
  * the driver restarts the counter or not, and the profile keeps the 6:3:1
  * proportions either way.
  * Built with -O1 -fno-inline, symbols kept: perf report resolves the
@@ -43,7 +43,7 @@ static unsigned long chunk = 2000000;
 
 static void pause_briefly(void)
 {
-	struct timespec ts = { 0, 100000 }; /* 0.1 ms: a context switch */
+	struct timespec ts = { 0, 1000000 }; /* 1 ms: long enough to sleep (a context switch) under emulation too */
 
 	nanosleep(&ts, NULL);
 }
