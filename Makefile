@@ -257,6 +257,9 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(TOOL_ARCHIVE) $(B)/lib/libvpmu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) -o $@ $^ $(TOOL_LDLIBS) $(LDLIBS)
 
+# The RISC-V glue's headers are not the library's (LIB_HDR): its objects and
+# the RISC-V VMM's depend on them here.
+$(RISCV_GLUE:%.c=$(B)/obj/%.o) $(RISCV_RUN:%.c=$(B)/obj/%.o): $(wildcard vmm-glue/kvm_riscv*.h)
 # The RISC-V VMM's pure parts, tested on the build host (tests/riscv_*.t): the
 # device tree writer read back with libfdt, the Image layout, and the exit
 # dispatch with the glue's KVM calls answered by the test (--wrap=ioctl).
