@@ -237,7 +237,7 @@ t0=$(date +%s)
 deadline=$((t0 + timeout_s - 2))
 : >"$run/stdout"; : >"$run/stderr"
 # shellcheck disable=SC2086
-timeout -k 5 "$timeout_s" $QEMU -M virt,aia=aplic-imsic -cpu rv64,h=true,sscofpmf=true,smaia=true,ssaia=true \
+timeout -k 5 "$timeout_s" $QEMU -M virt,aia=aplic-imsic -cpu rv64,h=true,sscofpmf=true,smaia=true,ssaia=true,pmu-mask=0xfffffff8 \
 	-smp "$smp" -m "$mem" -bios "$BIOS" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$KDIR/Image" -initrd "$run/initrd" \
