@@ -51,7 +51,32 @@ struct fvm {
 	struct vpmu_vcpu *vcpu[MAX_VCPUS];
 	struct vpmu_totals last[MAX_VCPUS];
 	uint64_t ncalls;            /* calls made (vpmu_call returned 0) */
+	uint8_t *ram;               /* models with calls: FUZZ_RAM_SIZE at FUZZ_RAM_BASE */
 };
+
+/* Guest memory for the models that share memory with their guest (the SBI
+ * PMU's snapshot and event_get_info table): small, so that fuzzed addresses
+ * land in it and around it. */
+#define FUZZ_RAM_BASE 0x80000000ull
+#define FUZZ_RAM_SIZE 0x2000u
+static bool ram_range(uint64_t gpa, size_t len)
+{
+	return gpa >= FUZZ_RAM_BASE && len <= FUZZ_RAM_SIZE && gpa - FUZZ_RAM_BASE <= FUZZ_RAM_SIZE - len;
+}
+static int ram_read(void *opaque, uint64_t gpa, void *buf, size_t len)
+{
+	if (!ram_range(gpa, len))
+		return -EFAULT;
+	memcpy(buf, (uint8_t *)opaque + (gpa - FUZZ_RAM_BASE), len);
+	return 0;
+}
+static int ram_write(void *opaque, uint64_t gpa, const void *buf, size_t len)
+{
+	if (!ram_range(gpa, len))
+		return -EFAULT;
+	memcpy((uint8_t *)opaque + (gpa - FUZZ_RAM_BASE), buf, len);
+	return 0;
+}
 
 struct world {
 	struct vpmu_sim *sim;
@@ -136,7 +161,7 @@ static unsigned long pick_fid(struct input *in)
 
 static uint64_t pick_arg(struct input *in)
 {
-	switch (take8(in) % 8) {
+	switch (take8(in) % 9) {
 	case 0: return 0;
 	case 1: return take8(in) % 8;             /* counter indices, small masks */
 	case 2: return take_bytes(in, 1);
@@ -144,6 +169,9 @@ static uint64_t pick_arg(struct input *in)
 	case 4: return take_bytes(in, 8);
 	case 5: return ~0ull;
 	case 6: return 1ull << (take8(in) & 63);
+	case 7: if (take8(in) & 1)              /* guest memory, aligned or not */
+			return FUZZ_RAM_BASE + (take_bytes(in, 2) & 0x3FF0) - (take8(in) & 1 ? 0 : 8);
+		/* fall through */
 	default: return (uint64_t)-(int64_t)(take_bytes(in, 2) + 1);
 	}
 }
@@ -172,6 +200,9 @@ static void op_call(struct world *w, struct fvm *fv, unsigned k, struct input *i
 	totals_of(v, &t0);
 	uint64_t hw = host_writes(w);
 
+	static uint8_t ram_before[FUZZ_RAM_SIZE];
+	if (fv->ram)
+		memcpy(ram_before, fv->ram, FUZZ_RAM_SIZE);
 	struct vpmu_call_result out = { 0x5a5a5a5a, 0xa5a5a5a5a5a5a5a5ull };
 	int rc = vpmu_call(v, fid, args, &out);
 	CHECK(rc == 0, "call %#lx on %s: rc %d", fid, fv->model, rc);
@@ -197,11 +228,20 @@ static void op_call(struct world *w, struct fvm *fv, unsigned k, struct input *i
 	      "call on %s: strict_refusals %llu -> %llu with error %ld", fv->model,
 	      (unsigned long long)t0.strict_refusals, (unsigned long long)t1.strict_refusals,
 	      out.error);
-	if (out.error != VPMU_SBI_SUCCESS) {
-		CHECK(memcmp(t0.violations, t1.violations, sizeof(t0.violations)) == 0,
-		      "refused call %#lx on %s recorded a rule violation", fid, fv->model);
+	/* ALREADY_STARTED and ALREADY_STOPPED report part of a start or stop:
+	 * the rest of the set is done (vpmu_call). */
+	bool partial = out.error == VPMU_SBI_ERR_ALREADY_STARTED ||
+		       out.error == VPMU_SBI_ERR_ALREADY_STOPPED;
+	if (out.error != VPMU_SBI_SUCCESS && !partial) {
+		/* Strict mode's refusal counts the rule it refused for (as a
+		 * refused write does); any other refusal counts none. */
+		bool counted = memcmp(t0.violations, t1.violations, sizeof(t0.violations)) != 0;
+		CHECK(counted == denied, "refused call %#lx on %s (error %ld) %s a rule violation",
+		      fid, fv->model, out.error, counted ? "recorded" : "did not record");
 		snapshot(w, after);
 		compare(w, before, after, fid, out.error);
+		CHECK(!fv->ram || memcmp(fv->ram, ram_before, FUZZ_RAM_SIZE) == 0,
+		      "refused call %#lx on %s (error %ld) wrote guest memory", fid, fv->model, out.error);
 		/* An HT sibling may re-derive a stale control at the access: not a change. */
 		if (!fv->ht)
 			CHECK(host_writes(w) == hw, "refused call %#lx on %s wrote host registers", fid,
@@ -300,6 +340,12 @@ static void vm_setup(struct world *w, struct fvm *fv, struct input *in)
 	fv->regs = calloc(fv->nregs + 1, sizeof(*fv->regs));
 	CHECK(fv->regs, "out of memory");
 	vpmu_vm_regs(fv->vm, info.regspace, fv->regs, fv->nregs);
+	if (fv->calls) {
+		fv->ram = calloc(1, FUZZ_RAM_SIZE);
+		CHECK(fv->ram, "out of memory");
+		struct vpmu_guest_memory mem = { ram_read, ram_write, fv->ram };
+		CHECK(vpmu_vm_set_guest_memory(fv->vm, &mem) == 0, "guest memory");
+	}
 	fv->nvcpus = 1 + take8(in) % MAX_VCPUS;
 	for (unsigned k = 0; k < fv->nvcpus; k++)
 		CHECK(vpmu_vcpu_create(fv->vm, k, &fv->vcpu[k]) == 0, "vcpu create");
@@ -342,6 +388,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      w.vms[i].model, (unsigned long long)t.calls,
 		      (unsigned long long)w.vms[i].ncalls);
 		CHECK(vpmu_vm_destroy(w.vms[i].vm) == 0, "vm destroy");
+		free(w.vms[i].ram);
 		free(w.vms[i].regs);
 	}
 	CHECK(vpmu_host_destroy(w.host) == 0, "host destroy");

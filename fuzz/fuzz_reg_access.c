@@ -142,7 +142,9 @@ static const struct reg *pick_reg(struct fvm *fv, struct input *in, struct reg *
 		scratch->addr += (uint32_t)(int32_t)(int8_t)take8(in);
 		return scratch;
 	}
-	scratch->space = (take8(in) & 1) ? VPMU_SPACE_SPR : VPMU_SPACE_MSR;
+	static const enum vpmu_regspace spaces[4] = { VPMU_SPACE_MSR, VPMU_SPACE_SPR, VPMU_SPACE_CSR,
+						       VPMU_SPACE_MSR };
+	scratch->space = spaces[take8(in) & 3];
 	scratch->addr = (uint32_t)take_bytes(in, 4);
 	return scratch;
 }
@@ -295,7 +297,8 @@ static void vm_setup(struct world *w, struct fvm *fv, struct input *in)
 	fuzz_vm_create(w->host, in, &fv->vm, &cfg);
 	unsigned nmsr = vpmu_vm_regs(fv->vm, VPMU_SPACE_MSR, NULL, 0);
 	unsigned nspr = vpmu_vm_regs(fv->vm, VPMU_SPACE_SPR, NULL, 0);
-	fv->nregs = nmsr + nspr;
+	unsigned ncsr = vpmu_vm_regs(fv->vm, VPMU_SPACE_CSR, NULL, 0);
+	fv->nregs = nmsr + nspr + ncsr;
 	/* Only "generic" and "ppc-generic" (a TSC or a time base and no
 	 * counters) own no register. */
 	CHECK(fv->nregs > 0 || strcmp(cfg.model, "generic") == 0 ||
@@ -305,8 +308,10 @@ static void vm_setup(struct world *w, struct fvm *fv, struct input *in)
 	CHECK(fv->regs && addr, "out of memory");
 	CHECK(vpmu_vm_regs(fv->vm, VPMU_SPACE_MSR, addr, nmsr) == nmsr, "regs count");
 	CHECK(vpmu_vm_regs(fv->vm, VPMU_SPACE_SPR, addr + nmsr, nspr) == nspr, "regs count");
+	CHECK(vpmu_vm_regs(fv->vm, VPMU_SPACE_CSR, addr + nmsr + nspr, ncsr) == ncsr, "regs count");
 	for (unsigned i = 0; i < fv->nregs; i++) {
-		fv->regs[i].space = i < nmsr ? VPMU_SPACE_MSR : VPMU_SPACE_SPR;
+		fv->regs[i].space = i < nmsr ? VPMU_SPACE_MSR
+				    : i < nmsr + nspr ? VPMU_SPACE_SPR : VPMU_SPACE_CSR;
 		fv->regs[i].addr = addr[i];
 		CHECK(vpmu_vm_owns_reg(fv->vm, fv->regs[i].space, addr[i]),
 		      "%s lists %#x but does not own it", cfg.model, addr[i]);

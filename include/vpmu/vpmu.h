@@ -381,7 +381,10 @@ int vpmu_reg_set(struct vpmu_vcpu *vcpu, enum vpmu_regspace space, uint32_t reg,
  * Monitoring Unit Extension").  The VMM passes the function id (a7's FID) and
  * a0-a5; out gets the SBI error (a0) and value (a1).  Returns 0, or -EINVAL for a
  * bad argument.  A model without calls answers VPMU_SBI_ERR_NOT_SUPPORTED; strict
- * mode refuses a call that breaks a rule with VPMU_SBI_ERR_DENIED. */
+ * mode refuses a call that breaks a rule with VPMU_SBI_ERR_DENIED.  A call that
+ * fails changes nothing, except that ALREADY_STARTED and ALREADY_STOPPED report
+ * part of a counter_start or counter_stop: the rest of its set is done, as KVM
+ * RISC-V does (docs/models/riscv-sbi.md). */
 #define VPMU_CALL_ARGS 6
 #define VPMU_SBI_SUCCESS                 0
 #define VPMU_SBI_ERR_FAILED             -1

@@ -34,15 +34,26 @@ static const struct vpmu_rule sbi_rules[SBI_NR_RULES] = {
 		"event_data[47:0]; SBI v3.0: type 3 uses event_data[55:0])", 0 },
 };
 
-/* CSR reads of hardware counters; the time CSR (0xC01) is no PMU register. */
+/* The registers of every geometry (a VM's are a subset: sbi_refresh): the
+ * hardware counters' CSRs (csrr; the time CSR 0xC01 is no PMU register), and
+ * the state registers a save carries. */
 #define SBI_CSR(i) { SBI_CSR_CYCLE + (i), VPMU_SPACE_CSR, VPMU_REG_CTR, i, 0 }
-static const struct vpmu_reg sbi_csr_regs[] = {
-	SBI_CSR(0), SBI_CSR(2), SBI_CSR(3), SBI_CSR(4), SBI_CSR(5), SBI_CSR(6), SBI_CSR(7),
-	SBI_CSR(8), SBI_CSR(9), SBI_CSR(10), SBI_CSR(11), SBI_CSR(12), SBI_CSR(13),
-	SBI_CSR(14), SBI_CSR(15), SBI_CSR(16), SBI_CSR(17), SBI_CSR(18), SBI_CSR(19),
-	SBI_CSR(20), SBI_CSR(21), SBI_CSR(22), SBI_CSR(23), SBI_CSR(24), SBI_CSR(25),
-	SBI_CSR(26), SBI_CSR(27), SBI_CSR(28), SBI_CSR(29), SBI_CSR(30), SBI_CSR(31),
+#define SBI_CONFIG(n) { SBI_STATE_CONFIG(n), VPMU_SPACE_STATE, VPMU_REG_CTRL, n, 0 }
+#define SBI_FW(j) { SBI_STATE_FW_VALUE(j), VPMU_SPACE_STATE, VPMU_REG_CTR, SBI_HW_DEFAULT + (j), 0 }
+#define SBI_MISC(k) { SBI_STATE_MISC(k), VPMU_SPACE_STATE, VPMU_REG_MISC, k, 0 }
+#define SBI_X4(M, i) M(i), M(i + 1), M(i + 2), M(i + 3)
+#define SBI_X16(M, i) SBI_X4(M, i), SBI_X4(M, i + 4), SBI_X4(M, i + 8), SBI_X4(M, i + 12)
+static const struct vpmu_reg sbi_regs[] = {
+	SBI_CSR(0), SBI_CSR(2), SBI_CSR(3), SBI_X4(SBI_CSR, 4), SBI_X4(SBI_CSR, 8),
+	SBI_X16(SBI_CSR, 12), SBI_X4(SBI_CSR, 28),                          /* 0xC00-0xC1F */
+	SBI_CONFIG(0), SBI_CONFIG(2), SBI_CONFIG(3), SBI_X4(SBI_CONFIG, 4), SBI_X4(SBI_CONFIG, 8),
+	SBI_X16(SBI_CONFIG, 12), SBI_X16(SBI_CONFIG, 28), SBI_X4(SBI_CONFIG, 44),
+	SBI_X4(SBI_CONFIG, 48), SBI_CONFIG(52), SBI_CONFIG(53),            /* counters 0-53 */
+	SBI_X16(SBI_FW, 0), SBI_X4(SBI_FW, 16), SBI_FW(20), SBI_FW(21),    /* firmware 0-21 */
+	SBI_MISC(0), SBI_MISC(1), SBI_MISC(2), SBI_MISC(3),
 };
+_Static_assert(sizeof(sbi_regs) / sizeof(sbi_regs[0]) == 31 + 53 + SBI_NR_FW + SBI_NR_MISC,
+	       "sbi_regs: every register of the widest geometry");
 
 static const uint64_t sbi_misc_reset[VPMU_MAX_MISC] = { [SBI_MISC_SHMEM] = SBI_SHMEM_NONE };
 
@@ -155,8 +166,8 @@ static int sbi_refresh(const struct vpmu_model *m, const struct vpmu_vm_opts *o,
 	for (unsigned n = 0; n < p->nr_ctrs; n++)
 		if (n != SBI_CTR_TIME)
 			sbi_add_reg(p, SBI_STATE_CONFIG(n), VPMU_SPACE_STATE, VPMU_REG_CTRL, (uint8_t)n);
-	for (unsigned n = nhw; n < p->nr_ctrs; n++)
-		sbi_add_reg(p, SBI_STATE_FW_VALUE(n), VPMU_SPACE_STATE, VPMU_REG_CTR, (uint8_t)n);
+	for (unsigned j = 0; j < SBI_NR_FW; j++)
+		sbi_add_reg(p, SBI_STATE_FW_VALUE(j), VPMU_SPACE_STATE, VPMU_REG_CTR, (uint8_t)(nhw + j));
 	for (unsigned k = 0; k < SBI_NR_MISC; k++)
 		sbi_add_reg(p, SBI_STATE_MISC(k), VPMU_SPACE_STATE, VPMU_REG_MISC, (uint8_t)k);
 	return 0;
@@ -292,8 +303,8 @@ const struct vpmu_model vpmu_model_riscv_sbi = {
 	.nr_ctrs = SBI_HW_DEFAULT + SBI_NR_FW,
 	.ctr_width = SBI_CTR_WIDTH,
 	.nr_ctrl_slots = SBI_HW_MAX + SBI_NR_FW,
-	.regs = sbi_csr_regs,
-	.nr_regs = sizeof(sbi_csr_regs) / sizeof(sbi_csr_regs[0]),
+	.regs = sbi_regs,
+	.nr_regs = sizeof(sbi_regs) / sizeof(sbi_regs[0]),
 	.misc_reset = sbi_misc_reset,
 	.rules = sbi_rules,
 	.nr_rules = SBI_NR_RULES,

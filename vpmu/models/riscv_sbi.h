@@ -59,10 +59,11 @@ enum { SBI_MISC_MAPPED, SBI_MISC_STARTED, SBI_MISC_OVERFLOWED, SBI_MISC_SHMEM, S
 #define SBI_SHMEM_NONE    (~0ull)
 
 /* State registers (VPMU_SPACE_STATE) that save/restore carries: each
- * counter's configuration, each firmware counter's value (a hardware
- * counter's is its CSR), the masks. */
+ * counter's configuration (by counter number), each firmware counter's value
+ * (by its firmware number j, counter nhw + j: a hardware counter's value is
+ * its CSR), the masks. */
 #define SBI_STATE_CONFIG(n)   (VPMU_STATE_BASE + (n))
-#define SBI_STATE_FW_VALUE(n) (VPMU_STATE_BASE + 0x40u + (n))
+#define SBI_STATE_FW_VALUE(j) (VPMU_STATE_BASE + 0x40u + (j))   /* firmware counter j */
 #define SBI_STATE_MISC(k)     (VPMU_STATE_BASE + 0xF0u + (k))
 
 /* The rules a conforming supervisor keeps (docs/models/riscv-sbi.md). */
