@@ -105,6 +105,10 @@ static uint64_t next_overflow(const struct perf_slot *s, const struct perf_ctr *
 		uint64_t msb = (c->mask >> 1) + 1;
 		return v < msb ? value + (msb - v) : value + (c->mask - v) + 1 + msb;
 	}
+	/* A 64-bit counter at 0 is a whole lap, 2^64, from its overflow: taken
+	 * as 2^63 (perf_ovf_reached), which no run reaches. */
+	if (!~c->mask && !v)
+		return value + (1ull << 63);
 	return value + (c->mask - v) + 1;
 }
 
@@ -300,7 +304,7 @@ static void perf_enter(void *ctx, unsigned cpu)
 		c->rearm = false;
 		if (c->src == VPMU_COUNT_TASK_CLOCK) {
 			uint64_t v = ctr_value(p, s, c);
-			uint64_t d = c->ovf_at > v ? c->ovf_at - v : 1;
+			uint64_t d = perf_ovf_period(c, v);
 			if (d < best)
 				best = d;
 		}
@@ -326,12 +330,16 @@ static void perf_poll(void *ctx, unsigned cpu)
 		unsigned pmc = (unsigned)__builtin_ctzll(m);
 		struct perf_ctr *c = &s->ctr[pmc];
 		uint64_t v = ctr_value(p, s, c);
-		if (v < c->ovf_at)
+		if (!perf_ovf_reached(c, v))
 			continue;
 		ovf |= 1ull << pmc;
-		/* The next overflow is a full lap later. */
-		while (c->ovf_at <= v)
-			c->ovf_at += c->mask + 1;   /* widths are below 64 bits */
+		/* The next overflow is a full lap later; a 64-bit counter's
+		 * value wraps, and its next overflow is its next wrap. */
+		if (!~c->mask)
+			c->ovf_at = next_overflow(s, c, v);
+		else
+			while (perf_ovf_reached(c, v))
+				c->ovf_at += c->mask + 1;
 		c->rearm = true;
 		s->apply |= 1ull << pmc;
 		s->pending = true;

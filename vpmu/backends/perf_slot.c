@@ -246,7 +246,7 @@ void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c,
 		a.exclude_user = !(c->priv & VPMU_PRIV_USER);
 		a.exclude_kernel = !(c->priv & VPMU_PRIV_KERNEL);
 		if (c->irq) {
-			a.sample_period = c->ovf_at > value ? c->ovf_at - value : 1;
+			a.sample_period = perf_ovf_period(c, value);
 			a.wakeup_events = 1;
 		}
 		int fd = sys->open(sys->ctx, &a);
@@ -287,7 +287,7 @@ void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c,
 				return;
 			c->value = value;
 			c->at = now;
-			sys->set_period(sys->ctx, c->fd, c->ovf_at > value ? c->ovf_at - value : 1);
+			sys->set_period(sys->ctx, c->fd, perf_ovf_period(c, value));
 			STAT_ADD(s, period_sets, 1);
 		}
 	}

@@ -127,6 +127,20 @@ bool perf_event_count(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr 
 void perf_hw_apply(struct vpmu_perf *p, struct perf_slot *s, struct perf_ctr *c, unsigned pmc,
 		   uint64_t value);
 
+/* Whether counter c at value v has reached its overflow point, and how far
+ * off it is (a host period: at least 1).  The distance is taken modulo 2^64,
+ * so that a 64-bit counter (the RISC-V SBI PMU's), whose values wrap and
+ * whose overflow at 2^64 is ovf_at 0, compares as a narrower one, whose
+ * values never wrap; no run counts 2^63 events. */
+static inline bool perf_ovf_reached(const struct perf_ctr *c, uint64_t v)
+{
+	return (int64_t)(v - c->ovf_at) >= 0;
+}
+static inline uint64_t perf_ovf_period(const struct perf_ctr *c, uint64_t v)
+{
+	return perf_ovf_reached(c, v) ? 1 : c->ovf_at - v;
+}
+
 /* ns of task clock as guest events at tsc_khz (TSC ticks per ms). */
 static inline uint64_t perf_scale(uint64_t ns, uint32_t tsc_khz)
 {
