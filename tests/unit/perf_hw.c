@@ -524,6 +524,70 @@ out:
 	world_down(&w, name);
 }
 
+/* A 64-bit counter (the RISC-V SBI PMU's: riscv-sbi), in i-mode: the
+ * overflow at 2^64 is the host's period, and the next one after it is the
+ * counter's next wrap (a lap of 2^64 is no step: perf_poll looped on it). */
+static void sbi(struct vpmu_vcpu *v, unsigned long fid, uint64_t a0, uint64_t a1, uint64_t a2,
+		uint64_t a3, struct vpmu_call_result *res)
+{
+	const uint64_t args[VPMU_CALL_ARGS] = { a0, a1, a2, a3, 0, 0 };
+	if (vpmu_call(v, fid, args, res) < 0)
+		res->error = -100;
+}
+
+static void test_imode_64bit(void)
+{
+	struct world w;
+	const char *name = "host PMU, i-mode, 64-bit counter";
+	if (!world_up_on(&w, 0, name, "riscv-sbi", (struct host_cpu){ "", 0, 0, 0 }))
+		goto out;
+	struct vpmu_vcpu *v = w.v;
+	struct vpmu_call_result res;
+	/* SBI chapter 11: config_matching(base 0, mask 1, flags 0, cycles),
+	 * then start(idx, mask 1, SET_INIT_VALUE, -1000). */
+	sbi(v, VPMU_SBI_PMU_COUNTER_CONFIG_MATCHING, 0, 1, 0, 1, &res);
+	check_eq(res.error, 0, "config_matching(cycles) on counter 0");
+	uint64_t idx = res.value;
+	sbi(v, VPMU_SBI_PMU_COUNTER_START, idx, 1, 1, (uint64_t)-1000, &res);
+	check_eq(res.error, 0, "start at -1000");
+	vpmu_vcpu_enter(v);
+	check_attr(last_rec(), PERF_COUNT_HW_CPU_CYCLES, 0, 0, 1000,
+		   "64-bit cycles at -1000: sample_period is the distance to 2^64");
+	int fd0 = hw_fd(PERF_COUNT_HW_CPU_CYCLES);
+	uint64_t mask = 0;
+	advance(fd0, 999);
+	vpmu_vcpu_poll(v);
+	ok(!vpmu_vcpu_pmi_pending(v, &mask), "999 of 1000 events: no PMI (mask 0x%" PRIx64 ")", mask);
+	advance(fd0, 1);
+	vpmu_vcpu_poll(v);
+	mask = 0;
+	bool pending = vpmu_vcpu_pmi_pending(v, &mask);
+	ok(pending && mask == (1ull << idx), "the 1000th event: a PMI for counter %" PRIu64 " (%s, "
+	   "mask 0x%" PRIx64 ")", idx, pending ? "pending" : "none", mask);
+	vpmu_vcpu_pmi_ack(v);
+	since();
+	vpmu_vcpu_enter(v);
+	advance(fd0, 5);
+	vpmu_vcpu_poll(v);
+	ok(!vpmu_vcpu_pmi_pending(v, &mask), "the wrapped counter counts on without a PMI");
+	/* Sscofpmf: the counter that overflowed has OF set and raises no
+	 * second interrupt until the guest restarts it (the model's image). */
+	struct calls c = since();
+	check_eq(c.open, 1, "after the PMI the event is opened again once");
+	check_eq(last_rec()->sample_period, 0, "as a counting event: OF holds the next interrupt");
+	sbi(v, VPMU_SBI_PMU_COUNTER_STOP, idx, 1, 0, 0, &res);
+	sbi(v, VPMU_SBI_PMU_COUNTER_START, idx, 1, 1, 0, &res);
+	check_eq(res.error, 0, "stopped, and started again at 0");
+	vpmu_vcpu_enter(v);
+	check_eq(last_rec()->sample_period, 1ull << 63, "a 64-bit counter at 0 is 2^64 from its "
+		 "overflow: armed as 2^63 (no run counts that many)");
+	advance(fd0 = hw_fd(PERF_COUNT_HW_CPU_CYCLES), 1000);
+	vpmu_vcpu_poll(v);
+	ok(!vpmu_vcpu_pmi_pending(v, &mask), "1000 events from 0: no PMI");
+out:
+	world_down(&w, name);
+}
+
 int main(void)
 {
 	test_attributes_and_syscalls();
@@ -532,5 +596,6 @@ int main(void)
 	test_counts();
 	test_refusals();
 	test_no_host_pmu();
+	test_imode_64bit();
 	return tap_done();
 }
