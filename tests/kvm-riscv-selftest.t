@@ -6,8 +6,9 @@
 # QEMU TCG (scripts/kvm-env --arch riscv64, docs/riscv.md) twice: with the
 # patched kvm.ko (--patched-kvm: all five of its checks pass) and with Debian's
 # (it skips with KSFT_SKIP, exit 4: that KVM refuses KVM_CAP_RISCV_USER_PMU
-# with EINVAL).  There is no native mode: every run is nested.  About 15 s for
-# the two boots on 2 cores once cached; from an empty cache the downloads
+# with EINVAL).  There is no native mode: every run is nested.  Then the
+# harness itself: a program's arguments, files, output and status, and the
+# time limit.  About 25 s for the four boots on 2 cores once cached; from an empty cache the downloads
 # (QEMU, the kernel, its headers and source: about 330 MB) and the builds add
 # about 3 minutes.
 tmp=$(mktemp -d) || exit 1
@@ -62,4 +63,29 @@ ok $? "under Debian's KVM the selftest exits with KSFT_SKIP (4; got $(rc stock))
 has stock '^1\.\.0 # SKIP KVM_CAP_RISCV_USER_PMU is not supported (KVM_ENABLE_CAP: Invalid argument)$' &&
 	! has stock '^ok ' && ! has stock '^not ok'
 ok $? "the stock kvm.ko refuses the cap, before any test: $(sed -n 's/^1\.\.0 # SKIP //p' "$tmp/stock.out")" "$tmp/stock.all"
+
+# The harness itself: what kvm-env --arch riscv64 passes through.
+cat >"$tmp/prog" <<'PROG'
+#!/bin/sh
+echo "arch $(uname -m) kvm $([ -c /dev/kvm ] && echo yes || echo no) file $(cat data.txt)"
+for a in "$@"; do echo "arg [$a]"; done
+echo "to stderr" >&2
+exit 7
+PROG
+printf 'sleep 100\n' >"$tmp/sleeper"
+chmod +x "$tmp/prog" "$tmp/sleeper"
+echo 'beside it' >"$tmp/data.txt"
+scripts/kvm-env --arch riscv64 --timeout 120 --file "$tmp/data.txt" -- "$tmp/prog" 'a b' "it's" >"$tmp/h.out" 2>"$tmp/h.err"
+echo $? >"$tmp/h.rc"
+cat "$tmp/h.out" "$tmp/h.err" >"$tmp/h.all"
+printf '%s\n' 'arch riscv64 kvm yes file beside it' 'arg [a b]' "arg [it's]" | cmp -s - "$tmp/h.out" &&
+	grep -qx 'to stderr' "$tmp/h.err" && [ "$(cat "$tmp/h.rc")" = 7 ]
+ok $? "kvm-env --arch riscv64: PROGRAM runs on riscv64 with /dev/kvm and its --file beside it; its arguments, stdout, stderr and exit status (7) come through" "$tmp/h.all"
+scripts/kvm-env --arch riscv64 --timeout 12 -- "$tmp/sleeper" >"$tmp/t.out" 2>"$tmp/t.err"
+echo $? >"$tmp/t.rc"
+[ "$(cat "$tmp/t.rc")" = 124 ] && grep -q '^kvm-env: TIMEOUT: sleeper did not finish within 12 s' "$tmp/t.err"
+ok $? "a PROGRAM past --timeout is killed: exit 124 and TIMEOUT on stderr (got $(cat "$tmp/t.rc"))" "$tmp/t.err"
+img=$(scripts/kvm-env --arch riscv64 --kernel-path 2>"$tmp/k.err")
+[ -f "$img" ] && [ "$(dd if="$img" bs=1 skip=56 count=4 2>/dev/null | od -An -c | tr -d ' ')" = 'RSC005' ]
+ok $? "--kernel-path prints the riscv64 Image (${img:-nothing}: the RISC-V boot header's magic RSC\\x05 at 0x38)" "$tmp/k.err"
 echo "1..$n"
