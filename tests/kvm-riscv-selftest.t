@@ -22,8 +22,9 @@ if [ -z "$bin" ] || [ ! -x "$bin" ]; then
 	echo "1..$n"
 	exit 1
 fi
-file -b "$bin" | grep -q 'RISC-V.*statically linked'
-ok $? "it is a static riscv64 executable ($(file -b "$bin" | cut -d, -f1-2); the L1 has only busybox)"
+riscv64-linux-gnu-readelf -h -l "$bin" >"$tmp/elf" 2>&1 &&
+	grep -q 'Machine: *RISC-V' "$tmp/elf" && grep -q 'Type: *EXEC' "$tmp/elf" && ! grep -q INTERP "$tmp/elf"
+ok $? "it is a static riscv64 executable (RISC-V, EXEC, no program interpreter: the L1 has only busybox)" "$tmp/elf"
 kmod=$(scripts/kvm-riscv-modules --check)/kvm.ko
 kver=$(basename "$(dirname "$(dirname "$kmod")")")
 riscv64-linux-gnu-objcopy -O binary --only-section=.modinfo "$kmod" /dev/stdout 2>/dev/null |
