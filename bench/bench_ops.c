@@ -47,6 +47,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -72,7 +73,7 @@ struct bench_model {
 	uint64_t enable_on, enable_off;
 	uint32_t setup_reg;
 	uint64_t setup_val;
-	enum vpmu_regspace space;   /* MSRs (x86) or SPRs (PowerPC) */
+	enum vpmu_regspace space;   /* MSRs (x86), SPRs (PowerPC), CSRs (RISC-V: calls) */
 };
 
 static const struct bench_model bench_models[] = {
@@ -92,6 +93,10 @@ static const struct bench_model bench_models[] = {
 	 * frozen; PMC1 is SPR 953; MMCR0[FC] freezes it (MPC7450 RISC
 	 * Microprocessor Family Reference Manual, "Performance Monitor"). */
 	{ "ppc7450", 952, 953, 0x40, 0x80, 952, 0x80, 0x80000080, 0, 0, VPMU_SPACE_SPR },
+	/* The SBI PMU: no register programs it; bench_setup configures hpmcounter3
+	 * (CSR 0xC03) with counter_config_matching, cycles or instructions (SBI
+	 * event indexes 1 and 2), and the sbi-* ops make the calls. */
+	{ "riscv-sbi", 0, 0xC03, 0x1, 0x2, 0, 0, 0, 0, 0, VPMU_SPACE_CSR },
 };
 #define NR_BENCH_MODELS (sizeof(bench_models) / sizeof(bench_models[0]))
 
@@ -111,6 +116,47 @@ static void die(const char *what)
 {
 	fprintf(stderr, "bench_ops: %s\n", what);
 	exit(2);
+}
+
+/* ---------------------------------------------------------------- SBI PMU */
+
+/* Under callgrind, a call an op needs only to repeat (the release after a
+ * config_matching, the start before a stop) is left out of the count. */
+static bool under_callgrind;
+static void uncounted(void)
+{
+	if (under_callgrind)
+		CALLGRIND_TOGGLE_COLLECT;
+}
+
+static struct vpmu_call_result sbi(struct vpmu_vcpu *v, unsigned long fid, uint64_t a0,
+				   uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	const uint64_t a[VPMU_CALL_ARGS] = { a0, a1, a2, a3, 0, 0 };
+	struct vpmu_call_result r;
+	if (vpmu_call(v, fid, a, &r))
+		die("vpmu_call refused its arguments");
+	return r;
+}
+
+/* The guest memory of the snapshot page (vpmu_vm_set_guest_memory). */
+#define SBI_SHMEM 0x80000000ull
+static uint8_t sbi_ram[4096];
+static int sbi_ram_read(void *o, uint64_t gpa, void *buf, size_t len)
+{
+	(void)o;
+	if (gpa < SBI_SHMEM || gpa - SBI_SHMEM + len > sizeof(sbi_ram))
+		return -EFAULT;
+	memcpy(buf, sbi_ram + (gpa - SBI_SHMEM), len);
+	return 0;
+}
+static int sbi_ram_write(void *o, uint64_t gpa, const void *buf, size_t len)
+{
+	(void)o;
+	if (gpa < SBI_SHMEM || gpa - SBI_SHMEM + len > sizeof(sbi_ram))
+		return -EFAULT;
+	memcpy(sbi_ram + (gpa - SBI_SHMEM), buf, len);
+	return 0;
 }
 
 static void wr(struct vpmu_vcpu *v, enum vpmu_regspace space, uint32_t msr, uint64_t val)
@@ -152,6 +198,54 @@ __attribute__((noinline)) static void op_read(struct bench *b, uint64_t i)
 	(void)i;
 	vpmu_reg_read(b->vcpu[0], b->bm->space, b->bm->perfctr0, &val, &f);
 	b->sink += val;
+}
+
+/* Linux's riscv_pmu_sbi add: counter_config_matching over its counter mask
+ * (every counter but time), SINH, a cache event that takes an hpmcounter
+ * (then released, uncounted). */
+__attribute__((noinline)) static void op_sbi_config(struct bench *b, uint64_t i)
+{
+	struct vpmu_call_result r = sbi(b->vcpu[0], VPMU_SBI_PMU_COUNTER_CONFIG_MATCHING, 0,
+					0x3ffffffd, 0x40, (i & 1) ? 0x3 : 0x5);
+	uncounted();
+	sbi(b->vcpu[0], VPMU_SBI_PMU_COUNTER_STOP, r.value, 1, 1, 0);
+	uncounted();
+}
+
+/* counter_start with SET_INIT_VALUE (the sampling period), then stopped again
+ * (uncounted). */
+__attribute__((noinline)) static void op_sbi_start(struct bench *b, uint64_t i)
+{
+	sbi(b->vcpu[0], VPMU_SBI_PMU_COUNTER_START, 4, 1, 1, -(uint64_t)(100000 + (i & 1)));
+	uncounted();
+	sbi(b->vcpu[0], VPMU_SBI_PMU_COUNTER_STOP, 4, 1, 0, 0);
+	uncounted();
+}
+
+/* counter_stop of a started counter (started again, uncounted); with
+ * TAKE_SNAPSHOT as Linux stops when it has the snapshot. */
+static void sbi_stop(struct bench *b, uint64_t flags)
+{
+	uncounted();
+	sbi(b->vcpu[0], VPMU_SBI_PMU_COUNTER_START, 4, 1, 0, 0);
+	uncounted();
+	sbi(b->vcpu[0], VPMU_SBI_PMU_COUNTER_STOP, 4, 1, flags, 0);
+}
+__attribute__((noinline)) static void op_sbi_stop(struct bench *b, uint64_t i)
+{
+	(void)i;
+	sbi_stop(b, 0);
+}
+__attribute__((noinline)) static void op_sbi_stop_snapshot(struct bench *b, uint64_t i)
+{
+	(void)i;
+	sbi_stop(b, 2);
+}
+
+__attribute__((noinline)) static void op_sbi_fw_read(struct bench *b, uint64_t i)
+{
+	(void)i;
+	b->sink += sbi(b->vcpu[0], VPMU_SBI_PMU_COUNTER_FW_READ, 19, 0, 0, 0).value;
 }
 
 __attribute__((noinline)) static void op_switch_hit(struct bench *b, uint64_t i)
@@ -289,10 +383,30 @@ static const struct op ops[] = {
 	{ "global-same", op_global_same },
 	{ "save", op_save },
 	{ "restore", op_restore },
+	{ "sbi-config", op_sbi_config },
+	{ "sbi-start", op_sbi_start },
+	{ "sbi-stop", op_sbi_stop },
+	{ "sbi-stop-snapshot", op_sbi_stop_snapshot },
+	{ "sbi-fw-read", op_sbi_fw_read },
 };
 #define NR_OPS (sizeof(ops) / sizeof(ops[0]))
 
 /* ---------------------------------------------------------------- set-up */
+
+/* The SBI PMU's vCPU k: hpmcounter3 counting cycles (vCPU 0) or instructions
+ * (vCPU 1), started; hpmcounter4 configured for the start/stop ops; the first
+ * firmware counter (19) for SET_TIMER, started; the snapshot page. */
+static void sbi_setup(struct bench *b, unsigned k)
+{
+	struct vpmu_vcpu *v = b->vcpu[k];
+	struct vpmu_guest_memory mem = { sbi_ram_read, sbi_ram_write, NULL };
+	if (vpmu_vm_set_guest_memory(b->vm, &mem) ||
+	    sbi(v, VPMU_SBI_PMU_COUNTER_CONFIG_MATCHING, 3, 1, 0x4, k ? b->bm->sel_b : b->bm->sel_a).error ||
+	    sbi(v, VPMU_SBI_PMU_COUNTER_CONFIG_MATCHING, 4, 1, 0, 0x1).error ||
+	    sbi(v, VPMU_SBI_PMU_COUNTER_CONFIG_MATCHING, 19, 1, 0x4, 0xf0005).error ||
+	    sbi(v, VPMU_SBI_PMU_SNAPSHOT_SET_SHMEM, SBI_SHMEM, 0, 0, 0).error)
+		die("SBI PMU set-up refused");
+}
 
 static void bench_setup(struct bench *b, const struct bench_model *bm)
 {
@@ -316,7 +430,10 @@ static void bench_setup(struct bench *b, const struct bench_model *bm)
 			die("switch in");
 		if (bm->setup_reg)
 			wr(b->vcpu[k], bm->space, bm->setup_reg, bm->setup_val);
-		wr(b->vcpu[k], bm->space, bm->evntsel0, k ? bm->sel_b : bm->sel_a);
+		if (bm->space == VPMU_SPACE_CSR)
+			sbi_setup(b, k);
+		else
+			wr(b->vcpu[k], bm->space, bm->evntsel0, k ? bm->sel_b : bm->sel_a);
 		vpmu_vcpu_switch_out(b->vcpu[k]);
 	}
 	if (vpmu_vcpu_control_id(b->vcpu[0]) == vpmu_vcpu_control_id(b->vcpu[1]))
@@ -407,9 +524,11 @@ static int run_callgrind(const struct bench_model *bm, const struct op *op, uint
 	bench_setup(&b, bm);
 	uint64_t c0 = vpmu_sim_ctrl_writes(b.sim), n0 = vpmu_sim_ctr_writes(b.sim);
 	uint64_t h0 = total_cache_hits(&b);
+	under_callgrind = true;
 	CALLGRIND_TOGGLE_COLLECT;
 	run_loop(&b, op, iters);
 	CALLGRIND_TOGGLE_COLLECT;
+	under_callgrind = false;
 	printf("%s %s iters=%" PRIu64 " ctrl_writes/op=%.3f ctr_writes/op=%.3f\n", bm->name,
 	       op->name, iters, (double)(vpmu_sim_ctrl_writes(b.sim) - c0) / (double)iters,
 	       (double)(vpmu_sim_ctr_writes(b.sim) - n0) / (double)iters);

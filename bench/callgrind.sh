@@ -29,6 +29,8 @@ target() {
 	p6/switch-hit | k7/switch-hit | p4/switch-hit) echo 150 ;;
 	skylake/pmi-handler) echo 1200 ;;
 	skylake/global-same) echo 100 ;;
+	riscv-sbi/sbi-config) echo 300 ;;
+	riscv-sbi/sbi-start | riscv-sbi/sbi-stop | riscv-sbi/sbi-fw-read) echo 150 ;;
 	*/decode) echo 40 ;;
 	*) echo - ;;
 	esac
@@ -46,6 +48,7 @@ api_funcs() {
 	decode) echo bench_event_decode ;;
 	save) echo vpmu_vcpu_save ;;
 	restore) echo vpmu_vcpu_restore ;;
+	sbi-*) echo vpmu_call ;;
 	*) echo ;;
 	esac
 }
@@ -72,8 +75,11 @@ for model in $("$BIN" --list | grep -v '^#'); do
 	# Architectural perfmon: Linux's PMI handler and a GLOBAL_CTRL write that
 	# changes nothing.
 	[ "$model" = skylake ] && extra="pmi-handler global-same"
-	for op in baseline write write-enable read switch-hit switch-miss live-idle live-publish \
-		save restore $extra; do
+	ops="baseline write write-enable read switch-hit switch-miss live-idle live-publish save restore"
+	# The SBI PMU is programmed by calls, not register writes (bench_ops.c
+	# says what each sbi-* op calls and leaves out of the count).
+	[ "$model" = riscv-sbi ] && ops="baseline read switch-hit switch-miss save restore sbi-config sbi-start sbi-stop sbi-stop-snapshot sbi-fw-read"
+	for op in $ops $extra; do
 		f="$OUT/callgrind.out.$model.$op"
 		# A save or restore walks every register (thousands of instructions):
 		# a hundredth of the iterations counts them as exactly.

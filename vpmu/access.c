@@ -659,6 +659,9 @@ int vpmu_call(struct vpmu_vcpu *v, unsigned long fid, const uint64_t args[VPMU_C
 		e = VPMU_SBI_ERR_FAILED;
 	} else if (e != VPMU_SBI_SUCCESS && !t.commit_on_error) {
 		txn_undo(&t);
+	} else if (!t.n && !t.ctr_mask && !t.violations && !mem.len && !v->mops->check_control) {
+		/* A call that reads (num_counters, get_info, fw_read): nothing to
+		 * commit, and no rule over the control to check again. */
 	} else {
 		enum vpmu_fault f = txn_commit_call(v, &t);
 		if (f == VPMU_FAULT_STRICT) {

@@ -120,6 +120,11 @@ static long config_matching(const struct vpmu_pmu *p, struct vpmu_txn *t, const 
 	if (flags & CFG_AUTO_START) {
 		vpmu_txn_set_misc(t, SBI_MISC_STARTED, started | bit);
 		vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, misc(t, SBI_MISC_OVERFLOWED) & ~bit);
+	} else if (!(started & bit)) {
+		/* A stopped counter is in no control: configuring it changes none
+		 * (riscv_sbi.c sbi_derive), as KVM RISC-V creates the perf event
+		 * disabled. */
+		vpmu_txn_keep_control(t);
 	}
 	*value = (uint64_t)n;
 	return VPMU_SBI_SUCCESS;
@@ -128,6 +133,23 @@ static long config_matching(const struct vpmu_pmu *p, struct vpmu_txn *t, const 
 static bool snapshot_set(const struct vpmu_txn *t)
 {
 	return misc(t, SBI_MISC_SHMEM) != SBI_SHMEM_NONE;
+}
+
+/* Stage the masks a start or stop leaves; when the hardware counters that
+ * count, and which of them overflowed, are the same, the control is too
+ * (riscv_sbi.c sbi_derive): firmware counters, a released stopped counter. */
+static void set_masks(const struct vpmu_pmu *p, struct vpmu_txn *t, uint64_t started,
+		      uint64_t mapped, uint64_t ovf)
+{
+	uint64_t hw = vpmu_width_mask(sbi_nr_hw(p));
+	uint64_t was = misc(t, SBI_MISC_STARTED) & misc(t, SBI_MISC_MAPPED) & hw;
+	uint64_t now = started & mapped & hw;
+	bool same = was == now && !((misc(t, SBI_MISC_OVERFLOWED) ^ ovf) & now);
+	vpmu_txn_set_misc(t, SBI_MISC_STARTED, started);
+	vpmu_txn_set_misc(t, SBI_MISC_MAPPED, mapped);
+	vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, ovf);
+	if (same)
+		vpmu_txn_keep_control(t);
 }
 
 static long counter_start(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
@@ -164,8 +186,7 @@ static long counter_start(const struct vpmu_pmu *p, struct vpmu_txn *t, const ui
 		else if (flags & START_INIT_SNAPSHOT)
 			vpmu_txn_set_ctr(t, n, le64(snap + 8 + 8 * (n - base)));
 	}
-	vpmu_txn_set_misc(t, SBI_MISC_STARTED, started);
-	vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, ovf);
+	set_masks(p, t, started, mapped, ovf);
 	if (e != VPMU_SBI_SUCCESS)
 		vpmu_txn_commit_on_error(t);
 	return e;
@@ -210,9 +231,7 @@ static long counter_stop(const struct vpmu_pmu *p, struct vpmu_txn *t, const uin
 			ovf_snap &= ~(1ull << i);
 		}
 	}
-	vpmu_txn_set_misc(t, SBI_MISC_STARTED, started);
-	vpmu_txn_set_misc(t, SBI_MISC_MAPPED, mapped);
-	vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, ovf);
+	set_masks(p, t, started, mapped, ovf);
 	if (take) {
 		put_le64(snap, ovf_snap);
 		if (vpmu_txn_guest_write(t, misc(t, SBI_MISC_SHMEM), snap, sizeof(snap)))
