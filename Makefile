@@ -314,6 +314,8 @@ kvm-programs:
 include guest-tests/guest.mk
 # The PowerPC guest's /init and initramfs (make guest-ppc; scripts/ppc-guest).
 include guest-tests/ppc/ppc.mk
+# The RISC-V guest's static programs (make guest-riscv; scripts/riscv-guest-image).
+include guest-tests/riscv/riscv.mk
 
 # Tests run against the sanitizer build in build/san; the guest tier runs the
 # static vpmu-run with the guest images under real KVM (tests/guests.t).
