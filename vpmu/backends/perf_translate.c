@@ -184,7 +184,14 @@ void perf_translate(struct vpmu_perf *p, const struct vpmu_pmu *pmu, int entry, 
 						 e ? e->name : vpmu_event_name((enum vpmu_event)ev) };
 		return;
 	}
-	*out = (struct perf_host_event){ VPMU_COUNT_NONE, 0, 0, e ? e->name : "unknown" };
+	/* No translation to the host's events (a host whose CPU has no event
+	 * table, RISC-V's): the guest table's name of the event still says what
+	 * counts zero. */
+	const char *name = e ? e->name : "an event of no table";
+	struct vpmu_event_info info;
+	if (!e && table && entry >= 0 && vpmu_events_get(table, (unsigned)entry, &info) == 0)
+		name = info.name;
+	*out = (struct perf_host_event){ VPMU_COUNT_NONE, 0, 0, name };
 }
 
 /* How a programmed event of a guest table was counted. */
