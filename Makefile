@@ -293,7 +293,7 @@ $(B)/xxhash/xxhash.h:
 	@mkdir -p $(dir $@)
 	ln -sf /usr/include/xxhash.h $@
 $(LIB_OBJ) $(B)/obj/vmm-glue/kvm_riscv.o: | $(B)/xxhash/xxhash.h
-RV_TOOL_SRC := tools/common/cli.c tools/run/run_accounting.c tools/run/run_file.c $(RISCV_RUN) \
+RV_TOOL_SRC := tools/common/cli.c tools/run/run_accounting.c tools/run/run_backend.c tools/run/run_file.c $(RISCV_RUN) \
 	$(filter-out tools/accounting/acct_json.c tools/accounting/acct_json_read.c, \
 		$(wildcard tools/accounting/*.c))
 $(B)/bin/vpmu-run: $(RV_TOOL_SRC:%.c=$(B)/obj/%.o) $(RISCV_GLUE:%.c=$(B)/obj/%.o) $(B)/lib/libvpmu.a

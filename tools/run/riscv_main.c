@@ -22,6 +22,7 @@
 #include "riscv_boot.h"
 #include "riscv_run.h"
 #include "run_accounting.h"
+#include "run_backend.h"
 #include "run_file.h"
 
 void rv_finish(struct rv_run *rn, int status, const char *fmt, ...)
@@ -100,37 +101,14 @@ static int die(const char *fmt, ...)
 	return RV_EXIT_VMM_ERROR;
 }
 
-static void perf_log(void *arg, const char *line)
-{
-	(void)arg;
-	fprintf(stderr, "vpmu-run: %s\n", line);
-}
-
 /* The library side: the host with its backend, the VM, a vPMU per hart, and
  * the guest's RAM for the snapshot page (vpmu_vm_set_guest_memory). */
 static int setup_pmu(struct rv_run *rn)
 {
-	struct vpmu_backend be;
-	int r;
-	if (!strcmp(rn->o.backend, "perf")) {
-		r = vpmu_perf_create(rn->o.vcpus, RV_KICK_SIGNAL, 0, &rn->perf);
-		if (r == 0) {
-			vpmu_perf_backend(rn->perf, &be);
-			vpmu_perf_set_log(rn->perf, perf_log, rn);
-		}
-	} else {
-		r = vpmu_sim_create(rn->o.vcpus, &rn->sim);
-		if (r == 0)
-			vpmu_sim_backend(rn->sim, &be);
-	}
-	if (r == 0)
-		r = vpmu_host_create(&be, rn->o.vcpus, &rn->host);
+	int r = run_backend_create(rn->o.backend, rn->o.vcpus, RV_KICK_SIGNAL, 0, &rn->perf,
+				   &rn->sim, &rn->host);
 	if (r < 0)
 		return die("creating the %s backend: %s", rn->o.backend, strerror(-r));
-	if (rn->perf)
-		vpmu_perf_attach(rn->perf, rn->host);
-	if (rn->sim)
-		vpmu_sim_attach(rn->sim, rn->host);
 	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
 	cfg.model = rn->o.model;
 	cfg.flags = rn->o.strict ? VPMU_VM_STRICT : 0;

@@ -28,6 +28,7 @@
 #include "vpmu/vpmu.h"
 #include "../../guest-tests/guest_abi.h"
 #include "run_accounting.h"
+#include "run_backend.h"
 #include "run_filter.h"
 #include "common/cli.h"
 #include "live/live_vm.h"
@@ -89,7 +90,7 @@ static void *vcpu_thread(void *arg)
 	int khz = ioctl(c->fd, KVM_GET_TSC_KHZ, 0);
 	if (rn->perf && vpmu_perf_bind(rn->perf, c->index, khz > 0 ? (uint32_t)khz : 0) < 0)
 		/* The VM runs on; the counters the clock would count read zero, and
-		 * the refusal was logged (perf_log) and shows in the accounting. */
+		 * the refusal was logged (run_backend.c perf_log) and shows in the accounting. */
 		fprintf(stderr, "vpmu-run: vCPU %u runs without a task clock\n", c->index);
 	if (vpmu_kvm_vcpu_setup(rn->vm, c->fd, c->run, c->vcpu, KICK_SIGNAL, &c->kv, c->err) < 0) {
 		run_finish(rn, EXIT_VMM_ERROR, "vCPU %u: %s", c->index, c->err);
@@ -155,38 +156,14 @@ static int die(struct run *rn, const char *fmt, ...)
 	return EXIT_VMM_ERROR;
 }
 
-/* A host refusal (once per cause): the VM runs on, the counter reads zero. */
-static void perf_log(void *arg, const char *line)
-{
-	(void)arg;
-	fprintf(stderr, "vpmu-run: %s\n", line);
-}
-
 /* The library side: host with the chosen backend, the VM and its vCPUs. */
 static int setup_pmu(struct run *rn)
 {
-	struct vpmu_backend be;
-	int r;
-	if (!strcmp(rn->o.backend, "perf")) {
-		r = vpmu_perf_create(rn->o.vcpus, KICK_SIGNAL,
-				     rn->o.no_host_pmu ? VPMU_PERF_NO_HOST_PMU : 0, &rn->perf);
-		if (r == 0) {
-			vpmu_perf_backend(rn->perf, &be);
-			vpmu_perf_set_log(rn->perf, perf_log, rn);
-		}
-	} else {
-		r = vpmu_sim_create(rn->o.vcpus, &rn->sim);
-		if (r == 0)
-			vpmu_sim_backend(rn->sim, &be);
-	}
-	if (r == 0)
-		r = vpmu_host_create(&be, rn->o.vcpus, &rn->host);
+	int r = run_backend_create(rn->o.backend, rn->o.vcpus, KICK_SIGNAL,
+				   rn->o.no_host_pmu ? VPMU_PERF_NO_HOST_PMU : 0, &rn->perf, &rn->sim,
+				   &rn->host);
 	if (r < 0)
 		return die(rn, "creating the %s backend: %s", rn->o.backend, strerror(-r));
-	if (rn->perf)
-		vpmu_perf_attach(rn->perf, rn->host);
-	if (rn->sim)
-		vpmu_sim_attach(rn->sim, rn->host);
 	struct vpmu_vm_config cfg = VPMU_VM_CONFIG_INIT;
 	struct vpmu_model_info info = { 0 };
 	cfg.model = rn->o.model;
