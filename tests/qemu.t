@@ -171,23 +171,42 @@ p6="-cpu pentium3,vendor=GenuineIntel,x2apic=off,vpmu=p6"
 # source too, which runs on (without it the source ends "completed", stopped).
 rp="-global migration.x-return-path=on"
 migrate() { # NAME INCOMING-URI URI GUEST DESTINATION-CPU...: the source runs p6
-	# and is migrated $after seconds (2 unless set) after QMP's negotiation;
-	# over a socket with the return path (an exec: pipe has none)
+	# and is migrated once its console shows $progress (a case passed unless
+	# set), over a socket with the return path (an exec: pipe has none).  Each
+	# step waits for what it needs, never for a fixed time: on a loaded host
+	# the nested QEMUs start and run several times slower (a destination not yet
+	# listening when the source migrates would wait for its stream forever).
 	name=$1 in=$2 to=$3 guest=$4; shift 4
 	rpo=$rp
 	case $to in exec:*) rpo= ;; esac
 	run $exitport $rpo -serial file:$name-dst.txt "$@" -kernel $guest \
 		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" -incoming "$in" >$name-dst.log 2>&1 &
 	d=$!
-	sleep 2
+	case $in in unix:*)
+		i=0
+		while [ $i -lt 600 ] && [ ! -S "${in#unix:}" ] && kill -0 $d 2>/dev/null; do
+			sleep 0.2
+			i=$((i + 1))
+		done
+		[ -S "${in#unix:}" ] || echo "@@ $name-dst not listening after $((i / 5)) s"
+	esac
 	{
 		qmp '{"execute":"qmp_capabilities"}'
 		# MIGRATION events: the status as it changes, even once the
 		# source's guest has ended it.
 		qmp '{"execute":"migrate-set-capabilities","arguments":{"capabilities":[{"capability":"events","state":true}]}}'
-		sleep ${after:-2}
+		i=0
+		until [ $i -ge 600 ] || [ "$(grep -c "${progress:-vpmu-guest: ok - }" $name-src.txt 2>/dev/null)" -ge "${needed:-1}" ]; do
+			sleep 0.2
+			i=$((i + 1))
+		done
 		qmp '{"execute":"migrate","arguments":{"uri":"'"$to"'"}}'
-		sleep 10
+		# query-migrate once it has ended, or in 3 minutes.
+		i=0
+		while [ $i -lt 180 ] && ! grep -q '"status": "\(completed\|failed\)"' $name-src.log; do
+			sleep 1
+			i=$((i + 1))
+		done
 		qmp '{"execute":"query-migrate"}'
 	} | run $exitport $rpo -serial file:$name-src.txt -qmp stdio $p6 -kernel $guest \
 		-append "model=p6 vcpus=1 cpumodel=7 stepping=3 $opt" >$name-src.log 2>&1 &
@@ -195,21 +214,35 @@ migrate() { # NAME INCOMING-URI URI GUEST DESTINATION-CPU...: the source runs p6
 	# The source's guest ends it (its exit port) if it goes on running;
 	# otherwise it stays stopped after the migration: quit it.
 	i=0
-	while [ $i -lt 40 ] && kill -0 $s 2>/dev/null && ! grep -q '"status": "\(completed\|failed\)"' $name-src.log; do
+	while [ $i -lt 300 ] && kill -0 $s 2>/dev/null && ! grep -q '"status": "\(completed\|failed\)"' $name-src.log; do
 		sleep 1
 		i=$((i + 1))
 	done
 	grep -q '"status": "completed"' $name-src.log && kill $s 2>/dev/null
 	wait $s; rs=$?
+	# A destination whose migration failed before its stream began still
+	# waits for one: once the source has ended, it is stopped (and says so).
+	# One that loaded the state runs the guest to its end.
+	if ! grep -q '"status": "completed"' $name-src.log; then
+		sleep 5
+		kill -0 $d 2>/dev/null && { echo "@@ $name-dst never got a stream: stopped"; kill $d; }
+	fi
+	i=0
+	while [ $i -lt 300 ] && kill -0 $d 2>/dev/null; do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill -0 $d 2>/dev/null && { echo "@@ $name-dst still running after 5 minutes: stopped"; kill $d; }
 	wait $d; rd=$?
 	for f in src.log dst.log src.txt dst.txt; do sed "s/^/$name-$f: /" $name-$f; echo; done
 	echo "@@ $name-src rc $rs"
 	echo "@@ $name-dst rc $rd"
 }
 migrate mig unix:mig.sock unix:mig.sock pmu-tests.bin $p6
-after=6
+# migrate-check moves once it has counted and sampled a while: two progress lines.
+progress='vpmu-guest: # migrate-check: [0-9]* PMIs' needed=2
 migrate migck unix:mig3.sock unix:mig3.sock migrate-check.bin $p6
-after=
+progress= needed=
 migrate migk7 unix:mig2.sock unix:mig2.sock pmu-tests.bin -cpu athlon,vendor=AuthenticAMD,x2apic=off,vpmu=k7
 migrate mignone unix:mig4.sock unix:mig4.sock pmu-tests.bin -cpu pentium3,vendor=GenuineIntel,x2apic=off
 # A corrupt stream: the source's through a pipe that changes the magic of

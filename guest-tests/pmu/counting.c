@@ -53,9 +53,11 @@ static void stop_case(const struct pmu_model *m)
  * together, the counter must follow the TSC within 5%.  The vCPU thread can
  * lose its host CPU for a while (to the other vCPU's thread, or the host's own
  * work; the nested test tier has a single CPU), and then cycles fall behind
- * the TSC as they would on real hardware (perf's exclude_host): so the best of
- * three windows is checked, which a wrong scale still fails. */
-#define TSC_WINDOWS   3
+ * the TSC as they would on real hardware (perf's exclude_host): so windows are
+ * measured until one is within 5%, up to twelve (a loaded host can take the
+ * vCPU's CPU in several in a row), and the best is reported: a wrong scale
+ * fails every window. */
+#define TSC_WINDOWS   12
 #define TSC_WINDOW_US 50000u
 
 /* cyc/tsc in per mille, without 64-bit division (no libgcc): both scaled to 32 bits. */
@@ -94,6 +96,8 @@ static void tsc_rate_case(const struct pmu_model *m)
 		     (unsigned long long)cyc, (unsigned long long)tsc, pm);
 		if (off < best_off)
 			best_off = off, best_cyc = cyc, best_tsc = tsc, best_diff = diff;
+		if (best_diff * 20 <= best_tsc)
+			break;
 	}
 	if (best_diff * 20 > best_tsc)
 		FAIL("in the best of %u windows cycles advanced %llu while the TSC advanced %llu: "
