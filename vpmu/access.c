@@ -50,12 +50,13 @@ static inline void txn_init(struct vpmu_txn *t, struct vpmu_vcpu *v, bool host)
 	t->vcpu = v;
 	t->host = host;
 	t->n = 0;
-	/* host, n, retarget, retarget_aux, keep_control and regate are adjacent
-	 * bytes: one store. */
+	/* host, n, retarget, retarget_aux, keep_control, regate, membership and
+	 * overflowed are adjacent bytes: one store. */
 	t->retarget = VPMU_TXN_NO_RETARGET;
 	t->retarget_aux = false;
 	t->keep_control = false;
 	t->regate = 0;
+	t->membership = 0;
 	t->overflowed = false;
 	t->violations = 0;
 	t->ctr_mask = 0;
@@ -289,6 +290,54 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_install(struct 
 	return VPMU_FAULT_NONE;
 }
 
+/* A transaction that adds or drops one counter of the control
+ * (vpmu_txn_add_counter, vpmu_txn_drop_counter): that entry alone, checked
+ * and installed in place.  What the in-place move cannot judge or do takes the
+ * full derive: a model with cross-register rules (check_control, which judges
+ * a whole control), no overflow interrupt (an i-mode counter would count as
+ * a-mode), a counter loaded other than the one that joins, or a hint the
+ * control contradicts. */
+static __attribute__((noinline)) enum vpmu_fault txn_membership(struct vpmu_vcpu *v,
+								 struct vpmu_txn *t, uint32_t viol,
+								 bool strict, bool host)
+{
+	const struct vpmu_model *m = v->model;
+	unsigned pmc = t->member_pmc % VPMU_MAX_CTRS;
+	bool add = t->membership == VPMU_TXN_ADD_COUNTER;
+	if (v->mops->check_control || !(m->caps & VPMU_CAP_PCINT) ||
+	    (t->ctr_mask & ~(add ? 1ull << pmc : 0)) || (v->counter[pmc].entry >= 0) == add)
+		return txn_install(v, t, viol, strict, host, false);
+	uint64_t start = 0;
+	if (add) {
+		start = t->ctr_mask ? t->ctr_val[pmc] & v->counter[pmc].width_mask
+				    : vpmu_base(v, pmc);
+		/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
+		if (!host && v->vm->ireset_rule >= 0 &&
+		    ((int32_t)(uint32_t)start >= 0) != !!(m->caps & VPMU_CAP_OVF_ON_MSB))
+			viol |= 1u << v->vm->ireset_rule;
+	}
+	record_violations(v, viol);
+	if (viol && strict) {
+		txn_undo(t);
+		return VPMU_FAULT_STRICT;
+	}
+	if (add) {
+		if (t->ctr_mask)
+			vpmu_counter_set(v, pmc, start);
+		vpmu_state_add_imode(v, pmc, t->retarget_sel, start);
+	} else {
+		vpmu_state_drop(v, pmc);
+	}
+#ifdef VPMU_CONTRACT_CHECKS
+	check_retarget(v, &v->ctl);
+#endif
+	if (v->core)
+		notify_sibling(v);
+	if (!host && (m->caps & VPMU_CAP_OVF_ON_MSB) && add)
+		vpmu_msb_level_check(v);
+	return VPMU_FAULT_NONE;
+}
+
 /* Steps 2 and 3 with an event filter: always the full derive, as the fast
  * paths (retarget, keep, regate, an unchanged file) patch or re-check the
  * installed control, which the filter changed (vpmu_filter_apply). */
@@ -341,6 +390,8 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_commit(struct v
 		return txn_keep(v, t, viol, strict, host);
 	if (t->regate && t->n == 1 && !t->ctr_mask)
 		return txn_regate(v, t, viol, strict, host);
+	if (t->membership)
+		return txn_membership(v, t, viol, strict, host);
 	return txn_install(v, t, viol, strict, host, false);
 }
 

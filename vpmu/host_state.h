@@ -189,6 +189,12 @@ void vpmu_ht_sync(struct vpmu_vcpu *v, bool fold_all);
 void vpmu_state_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 /* Install ctl with perfctr's suspend and resume around it (a running vCPU). */
 void vpmu_state_install(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
+/* One counter joins the control as i-mode (image sel, starting from start, the
+ * value its base holds), or leaves it: the entry added where the derive puts
+ * it or removed, and, switched in, the host writes perfctr's suspend and
+ * resume make for that counter alone (vpmu_txn_add_counter). */
+void vpmu_state_add_imode(struct vpmu_vcpu *v, unsigned pmc, uint64_t sel, uint64_t start);
+void vpmu_state_drop(struct vpmu_vcpu *v, unsigned pmc);
 /* Move a running vCPU to ctl, which differs only in its globals (gates). */
 void vpmu_state_regate(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 /* perfctr write_control past the id check: every image that differs from the cache. */

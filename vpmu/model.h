@@ -129,7 +129,9 @@ struct vpmu_txn {
 	bool retarget_aux;   /* the retarget patches aux, not evntsel */
 	bool keep_control;   /* vpmu_txn_keep_control(): the control is unchanged */
 	uint8_t regate;      /* vpmu_txn_regate(): global index + 1, or 0 */
+	uint8_t membership;  /* vpmu_txn_add_counter() or _drop_counter(), or 0 */
 	bool overflowed;     /* a change past VPMU_TXN_MAX or past the file: refused */
+	uint8_t member_pmc;  /* the counter that joins (image retarget_sel) or leaves */
 	uint64_t regate_val;
 	uint64_t retarget_sel;
 	uint32_t violations; /* perfctr rules broken by the values written (step 1) */
@@ -233,6 +235,34 @@ static inline void vpmu_txn_regate(struct vpmu_txn *t, unsigned k, uint64_t valu
 {
 	t->regate = (uint8_t)(k + 1);
 	t->regate_val = value;
+}
+
+/*
+ * Optional, after staging what a call or write changes: the control changes by
+ * one counter only.  vpmu_txn_add_counter: counter pmc, in no entry before,
+ * joins the control as an interrupting (i-mode) counter with image `evntsel`;
+ * vpmu_txn_drop_counter: counter pmc leaves it.  Every other entry and the
+ * globals stay as they are.  The core then adds or removes that one entry in
+ * place, with the host writes perfctr's suspend and resume would make for it
+ * (host_state.h vpmu_state_add_imode, vpmu_state_drop), as KVM RISC-V creates
+ * or releases one perf event at an SBI counter_start or counter_stop, instead
+ * of deriving and installing the whole control.  For models whose derive lists
+ * each mode's counters in ascending counter order (the added entry goes where
+ * the derive puts it).  VPMU_CONTRACT_CHECKS builds derive anyway and abort if
+ * the control differs.
+ */
+#define VPMU_TXN_ADD_COUNTER  1
+#define VPMU_TXN_DROP_COUNTER 2
+static inline void vpmu_txn_add_counter(struct vpmu_txn *t, unsigned pmc, uint64_t evntsel)
+{
+	t->membership = VPMU_TXN_ADD_COUNTER;
+	t->member_pmc = (uint8_t)pmc;
+	t->retarget_sel = evntsel;
+}
+static inline void vpmu_txn_drop_counter(struct vpmu_txn *t, unsigned pmc)
+{
+	t->membership = VPMU_TXN_DROP_COUNTER;
+	t->member_pmc = (uint8_t)pmc;
 }
 
 static inline void vpmu_txn_violate(struct vpmu_txn *t, unsigned rule)

@@ -24,6 +24,7 @@ struct sim_cpu {
 	uint64_t ctrl_writes, ctr_writes;
 	const void *layout;                  /* vpmu_pmu_layout() of the registers */
 	const struct vpmu_pmu *pmu;          /* the last PMU that programmed them */
+	uint64_t ctr_mask[VPMU_MAX_CTRS];    /* its counters' width masks (sim_adopt) */
 	uint64_t ctrl[VPMU_MAX_CTRL_SLOTS];
 	uint64_t ctr[VPMU_MAX_CTRS];
 };
@@ -41,6 +42,21 @@ struct vpmu_sim {
 	const char *source_why[VPMU_EV_NR];
 };
 
+static uint64_t width_mask(unsigned width)
+{
+	return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+
+/* The PMU that programs the registers now, with its counters' widths, which
+ * every counter write of that PMU then applies without asking (0 past its
+ * counters). */
+static void sim_adopt(struct sim_cpu *c, const struct vpmu_pmu *pmu)
+{
+	c->pmu = pmu;
+	for (unsigned pmc = 0; pmc < VPMU_MAX_CTRS; pmc++)
+		c->ctr_mask[pmc] = width_mask(vpmu_pmu_ctr_width(pmu, pmc));
+}
+
 /* Registers of another layout do not carry over: start from reset. */
 static struct sim_cpu *sim_take_over(struct vpmu_sim *s, unsigned cpu, const struct vpmu_pmu *pmu)
 {
@@ -50,7 +66,8 @@ static struct sim_cpu *sim_take_over(struct vpmu_sim *s, unsigned cpu, const str
 		memset(c->ctr, 0, sizeof(c->ctr));
 		c->layout = vpmu_pmu_layout(pmu);
 	}
-	c->pmu = pmu;
+	if (c->pmu != pmu)
+		sim_adopt(c, pmu);
 	return c;
 }
 
@@ -83,19 +100,17 @@ static void sim_write_ctrl(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, 
 	sim_set_ctrl(c, slot, value);
 }
 
-static uint64_t width_mask(unsigned width)
-{
-	return width >= 64 ? ~0ull : (1ull << width) - 1;
-}
-
 static void sim_write_ctr(void *ctx, unsigned cpu, const struct vpmu_pmu *pmu, unsigned pmc,
 			  uint64_t value)
 {
 	struct vpmu_sim *s = ctx;
 	if (cpu >= s->nr_cpus || pmc >= VPMU_MAX_CTRS)
 		return;
-	sim_take_over(s, cpu, pmu)->ctr[pmc] = value & width_mask(vpmu_pmu_ctr_width(pmu, pmc));
-	s->cpu[cpu].ctr_writes++;
+	struct sim_cpu *c = &s->cpu[cpu];
+	if (__builtin_expect(c->pmu != pmu, 0))
+		c = sim_take_over(s, cpu, pmu);
+	c->ctr[pmc] = value & c->ctr_mask[pmc];
+	c->ctr_writes++;
 }
 
 /* A reading changes nothing: another layout's registers read as reset.  A CPU
@@ -110,7 +125,7 @@ static __attribute__((noinline)) uint64_t sim_read_other(void *ctx, unsigned cpu
 	if (c->layout != vpmu_pmu_layout(pmu))
 		return 0;
 	if (!c->pmu)
-		c->pmu = pmu;
+		sim_adopt(c, pmu);
 	return c->ctr[pmc % VPMU_MAX_CTRS];
 }
 

@@ -69,32 +69,30 @@ static bool cache_code_valid(unsigned code)
 	return code >> 3 <= 6 && ((code >> 1) & 3) <= 2;
 }
 
-bool sbi_counter_can_count(const struct vpmu_pmu *p, unsigned n, uint64_t idx, uint64_t data)
+uint64_t sbi_event_counters(const struct vpmu_pmu *p, uint64_t idx, uint64_t data)
 {
 	(void)data;
-	if (idx >> 20 || n >= p->nr_ctrs || n == SBI_CTR_TIME)
-		return false;
+	if (idx >> 20)
+		return 0;
 	unsigned type = idx_type(idx), code = idx_code(idx);
-	if (type == SBI_TYPE_FW)
-		return sbi_is_fw_ctr(p, n) && code < SBI_NR_FW;
-	if (sbi_is_fw_ctr(p, n))
-		return false;
 	/* cycle and instret count their one event; hpmcounters any. */
-	if (n == 0)
-		return type == SBI_TYPE_HW && code == SBI_HW_CYCLES;
-	if (n == 2)
-		return type == SBI_TYPE_HW && code == SBI_HW_INSTRUCTIONS;
+	uint64_t hw = vpmu_width_mask(sbi_nr_hw(p)), hpm = hw & ~7ull;
 	switch (type) {
 	case SBI_TYPE_HW:
-		return code >= 1 && code <= SBI_HW_GENERAL_MAX;
+		if (code < 1 || code > SBI_HW_GENERAL_MAX)
+			return 0;
+		return hpm | (code == SBI_HW_CYCLES ? 1ull << 0 : 0) |
+		       (code == SBI_HW_INSTRUCTIONS ? 1ull << 2 : 0);
 	case SBI_TYPE_CACHE:
-		return cache_code_valid(code);
+		return cache_code_valid(code) ? hpm : 0;
 	case SBI_TYPE_RAW:
-		return code == 0;
+		return code == 0 ? hpm : 0;
 	case SBI_TYPE_RAW_V2:
-		return code == 0 && sbi_version(p) >= 3;
+		return code == 0 && sbi_version(p) >= 3 ? hpm : 0;
+	case SBI_TYPE_FW:
+		return code < SBI_NR_FW ? vpmu_width_mask(p->nr_ctrs) & ~hw : 0;
 	default:
-		return false;
+		return 0;
 	}
 }
 

@@ -81,15 +81,22 @@ static inline bool sbi_is_fw_ctr(const struct vpmu_pmu *p, unsigned n)
 {
 	return n >= p->nr_general && n < p->nr_ctrs;
 }
+/* Whether a configuration image counts in some privilege mode: SINH and UINH
+ * together inhibit every mode the guest runs (riscv_sbi.c sbi_priv). */
+static inline bool sbi_image_counts(uint64_t img)
+{
+	return (img & (SBI_IMG_SINH | SBI_IMG_UINH)) != (SBI_IMG_SINH | SBI_IMG_UINH);
+}
 /* The SBI specification version the model implements (the VM's pmu_version):
  * 1 (v1.0: fids 0-5), 2 (v2.0: fw_read_hi, snapshots), 3 (v3.0: event_get_info,
  * raw events v2). */
 static inline unsigned sbi_version(const struct vpmu_pmu *p) { return p->version; }
 
-/* Whether counter n can count the event (type, code, data) at all; false
- * for an event index the specification does not define. */
-bool sbi_counter_can_count(const struct vpmu_pmu *p, unsigned n, uint64_t event_idx,
-			   uint64_t data);
+/* The counters that can count the event (type, code, data) at all, as a
+ * mask; none for an event index the specification does not define.  A mask,
+ * not a question per counter: counter_config_matching looks for the first
+ * free one among them on every perf event a guest adds. */
+uint64_t sbi_event_counters(const struct vpmu_pmu *p, uint64_t event_idx, uint64_t data);
 /* The configuration image of an event for counter flags (config_matching's
  * flags 7:3 are the inhibit bits). */
 uint64_t sbi_config_image(uint64_t event_idx, uint64_t data, uint64_t flags);

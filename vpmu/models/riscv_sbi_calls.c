@@ -73,17 +73,14 @@ static long get_info(const struct vpmu_pmu *p, uint64_t n, uint64_t *value)
 	return VPMU_SBI_SUCCESS;
 }
 
-/* The first counter of the set that is free and counts the event, cycle and
- * instret first for their events (KVM RISC-V pmu_get_pmc_index). */
+/* The first counter of the set that is free and counts the event: the lowest
+ * such index, so cycle and instret first for their events (KVM RISC-V
+ * pmu_get_pmc_index). */
 static int match_counter(const struct vpmu_pmu *p, uint64_t set, uint64_t mapped, uint64_t idx,
 			 uint64_t data)
 {
-	for (uint64_t b = set & ~mapped; b; b &= b - 1) {
-		unsigned n = (unsigned)__builtin_ctzll(b);
-		if (sbi_counter_can_count(p, n, idx, data))
-			return (int)n;
-	}
-	return -1;
+	uint64_t free = set & ~mapped & sbi_event_counters(p, idx, data);
+	return free ? __builtin_ctzll(free) : -1;
 }
 
 static long config_matching(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a,
@@ -100,7 +97,7 @@ static long config_matching(const struct vpmu_pmu *p, struct vpmu_txn *t, const 
 		n = __builtin_ctzll(set);
 		if (!((mapped >> n) & 1))
 			return VPMU_SBI_ERR_INVALID_PARAM;
-		if (!sbi_counter_can_count(p, (unsigned)n, idx, data))
+		if (!((sbi_event_counters(p, idx, data) >> n) & 1))
 			return VPMU_SBI_ERR_NOT_SUPPORTED;
 		if ((started >> n) & 1)
 			vpmu_txn_violate(t, SBI_RULE_CONFIG_RUNNING);
@@ -135,21 +132,32 @@ static bool snapshot_set(const struct vpmu_txn *t)
 	return misc(t, SBI_MISC_SHMEM) != SBI_SHMEM_NONE;
 }
 
-/* Stage the masks a start or stop leaves; when the hardware counters that
- * count, and which of them overflowed, are the same, the control is too
- * (riscv_sbi.c sbi_derive): firmware counters, a released stopped counter. */
+/* Stage the masks a start or stop leaves, and say how the control changes
+ * (riscv_sbi.c sbi_derive: the started, configured hardware counters that
+ * count in some mode, i-mode until they overflow): not at all when the same
+ * ones count with the same OF (firmware counters, a released stopped
+ * counter), or by one counter joining as i-mode or leaving, as KVM RISC-V
+ * creates or releases that counter's perf event. */
 static void set_masks(const struct vpmu_pmu *p, struct vpmu_txn *t, uint64_t started,
 		      uint64_t mapped, uint64_t ovf)
 {
+	const struct vpmu_regfile *r = t->regs;
 	uint64_t hw = vpmu_width_mask(sbi_nr_hw(p));
-	uint64_t was = misc(t, SBI_MISC_STARTED) & misc(t, SBI_MISC_MAPPED) & hw;
-	uint64_t now = started & mapped & hw;
-	bool same = was == now && !((misc(t, SBI_MISC_OVERFLOWED) ^ ovf) & now);
+	uint64_t was = r->misc[SBI_MISC_STARTED] & r->misc[SBI_MISC_MAPPED] & hw;
+	uint64_t now = started & mapped & hw, moved = was ^ now;
+	bool of_same = !((r->misc[SBI_MISC_OVERFLOWED] ^ ovf) & was & now);
 	vpmu_txn_set_misc(t, SBI_MISC_STARTED, started);
 	vpmu_txn_set_misc(t, SBI_MISC_MAPPED, mapped);
 	vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, ovf);
-	if (same)
-		vpmu_txn_keep_control(t);
+	if (!of_same || (moved & (moved - 1)))
+		return;   /* the full derive */
+	unsigned n = moved ? (unsigned)__builtin_ctzll(moved) : 0;
+	if (!moved || !sbi_image_counts(r->ctrl[n]))
+		vpmu_txn_keep_control(t);   /* a counter that counts in no mode is in no control */
+	else if (!((now >> n) & 1))
+		vpmu_txn_drop_counter(t, n);
+	else if (!((ovf >> n) & 1))
+		vpmu_txn_add_counter(t, n, r->ctrl[n]);
 }
 
 static long counter_start(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
@@ -279,15 +287,6 @@ static long snapshot_set_shmem(struct vpmu_txn *t, const uint64_t *a)
 	return VPMU_SBI_SUCCESS;
 }
 
-/* Whether any counter of the VM can count the event. */
-static bool event_supported(const struct vpmu_pmu *p, uint64_t idx, uint64_t data)
-{
-	for (unsigned n = 0; n < p->nr_ctrs; n++)
-		if (sbi_counter_can_count(p, n, idx, data))
-			return true;
-	return false;
-}
-
 static long event_get_info(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
 {
 	uint64_t lo = a[0], hi = a[1], num = a[2], flags = a[3];
@@ -311,7 +310,7 @@ static long event_get_info(const struct vpmu_pmu *p, struct vpmu_txn *t, const u
 		if (vpmu_txn_guest_read(t, at, e, sizeof(e)))
 			return VPMU_SBI_ERR_INVALID_ADDRESS;
 		uint32_t idx = (uint32_t)le64(e);
-		bool ok = event_supported(p, idx, le64(e + 8));
+		bool ok = sbi_event_counters(p, idx, le64(e + 8)) != 0;
 		e[4] = ok, e[5] = e[6] = e[7] = 0;      /* output: bit 0, supported */
 		if (vpmu_txn_guest_write_now(t, at, e, sizeof(e)))
 			return VPMU_SBI_ERR_INVALID_ADDRESS;
