@@ -290,6 +290,16 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_install(struct 
 	return VPMU_FAULT_NONE;
 }
 
+/* txn_install without a filter, out of line: the fallback of the fast
+ * paths below, which then keep its frame (a whole control) off theirs. */
+static __attribute__((noinline)) enum vpmu_fault txn_install_out_of_line(struct vpmu_vcpu *v,
+									  struct vpmu_txn *t,
+									  uint32_t viol,
+									  bool strict, bool host)
+{
+	return txn_install(v, t, viol, strict, host, false);
+}
+
 /* A transaction that adds or drops one counter of the control
  * (vpmu_txn_add_counter, vpmu_txn_drop_counter): that entry alone, checked
  * and installed in place.  What the in-place move cannot judge or do takes the
@@ -297,45 +307,77 @@ static inline __attribute__((always_inline)) enum vpmu_fault txn_install(struct 
  * a whole control), no overflow interrupt (an i-mode counter would count as
  * a-mode), a counter loaded other than the one that joins, or a hint the
  * control contradicts. */
-static __attribute__((noinline)) enum vpmu_fault txn_membership(struct vpmu_vcpu *v,
-								 struct vpmu_txn *t, uint32_t viol,
-								 bool strict, bool host)
+/* What the in-place move of counter pmc cannot judge or do (the comment
+ * above): true when the transaction takes the full derive instead. */
+static inline bool membership_needs_derive(const struct vpmu_vcpu *v, const struct vpmu_txn *t,
+					   unsigned pmc, bool add)
 {
-	const struct vpmu_model *m = v->model;
-	unsigned pmc = t->member_pmc % VPMU_MAX_CTRS;
-	bool add = t->membership == VPMU_TXN_ADD_COUNTER;
-	if (v->mops->check_control || !(m->caps & VPMU_CAP_PCINT) ||
-	    (t->ctr_mask & ~(add ? 1ull << pmc : 0)) || (v->counter[pmc].entry >= 0) == add)
-		return txn_install(v, t, viol, strict, host, false);
-	uint64_t start = 0;
-	if (add) {
-		start = t->ctr_mask ? t->ctr_val[pmc] & v->counter[pmc].width_mask
-				    : vpmu_base(v, pmc);
-		/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
-		if (!host && v->vm->ireset_rule >= 0 &&
-		    ((int32_t)(uint32_t)start >= 0) != !!(m->caps & VPMU_CAP_OVF_ON_MSB))
-			viol |= 1u << v->vm->ireset_rule;
-	}
-	record_violations(v, viol);
-	if (viol && strict) {
-		txn_undo(t);
-		return VPMU_FAULT_STRICT;
-	}
-	if (add) {
-		if (t->ctr_mask)
-			vpmu_counter_set(v, pmc, start);
-		vpmu_state_add_imode(v, pmc, t->retarget_sel, start);
-	} else {
-		vpmu_state_drop(v, pmc);
-	}
+	return v->mops->check_control || !(v->model->caps & VPMU_CAP_PCINT) ||
+	       (t->ctr_mask & ~(add ? 1ull << pmc : 0)) || (v->counter[pmc].entry >= 0) == add;
+}
+
+/* The rest of both moves: an HT sibling told, PowerPC's level rechecked. */
+static inline void membership_done(struct vpmu_vcpu *v, bool host, bool add)
+{
 #ifdef VPMU_CONTRACT_CHECKS
 	check_retarget(v, &v->ctl);
 #endif
 	if (v->core)
 		notify_sibling(v);
-	if (!host && (m->caps & VPMU_CAP_OVF_ON_MSB) && add)
+	if (!host && (v->model->caps & VPMU_CAP_OVF_ON_MSB) && add)
 		vpmu_msb_level_check(v);
+}
+
+static __attribute__((noinline)) enum vpmu_fault txn_add_counter(struct vpmu_vcpu *v,
+								  struct vpmu_txn *t, uint32_t viol,
+								  bool strict, bool host)
+{
+	unsigned pmc = t->member_pmc % VPMU_MAX_CTRS;
+	if (membership_needs_derive(v, t, pmc, true))
+		return txn_install_out_of_line(v, t, viol, strict, host);
+	uint64_t start = t->ctr_mask ? t->ctr_val[pmc] & v->counter[pmc].width_mask
+				     : vpmu_base(v, pmc);
+	/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
+	if (!host && v->vm->ireset_rule >= 0 &&
+	    ((int32_t)(uint32_t)start >= 0) != !!(v->model->caps & VPMU_CAP_OVF_ON_MSB))
+		viol |= 1u << v->vm->ireset_rule;
+	if (viol) {
+		record_violations(v, viol);
+		if (strict) {
+			txn_undo(t);
+			return VPMU_FAULT_STRICT;
+		}
+	}
+	vpmu_state_add_imode(v, pmc, t->retarget_sel, start);
+	membership_done(v, host, true);
 	return VPMU_FAULT_NONE;
+}
+
+static __attribute__((noinline)) enum vpmu_fault txn_drop_counter(struct vpmu_vcpu *v,
+								   struct vpmu_txn *t, uint32_t viol,
+								   bool strict, bool host)
+{
+	unsigned pmc = t->member_pmc % VPMU_MAX_CTRS;
+	if (membership_needs_derive(v, t, pmc, false))
+		return txn_install_out_of_line(v, t, viol, strict, host);
+	if (viol) {
+		record_violations(v, viol);
+		if (strict) {
+			txn_undo(t);
+			return VPMU_FAULT_STRICT;
+		}
+	}
+	vpmu_state_drop(v, pmc);
+	membership_done(v, host, false);
+	return VPMU_FAULT_NONE;
+}
+
+static inline enum vpmu_fault txn_membership(struct vpmu_vcpu *v, struct vpmu_txn *t,
+					     uint32_t viol, bool strict, bool host)
+{
+	if (t->membership == VPMU_TXN_ADD_COUNTER)
+		return txn_add_counter(v, t, viol, strict, host);
+	return txn_drop_counter(v, t, viol, strict, host);
 }
 
 /* Steps 2 and 3 with an event filter: always the full derive, as the fast
@@ -714,7 +756,16 @@ int vpmu_call(struct vpmu_vcpu *v, unsigned long fid, const uint64_t args[VPMU_C
 		/* A call that reads (num_counters, get_info, fw_read): nothing to
 		 * commit, and no rule over the control to check again. */
 	} else {
-		enum vpmu_fault f = txn_commit_call(v, &t);
+		/* A start or stop that moves one counter (model.h
+		 * vpmu_txn_add_counter), a configure that keeps the control: straight
+		 * to their commits, as txn_commit would after its tests. */
+		enum vpmu_fault f;
+		if (t.membership && !v->filter)
+			f = txn_membership(v, &t, t.violations, v->strict, false);
+		else if (t.keep_control && !t.ctr_mask && !v->filter)
+			f = txn_keep(v, &t, t.violations, v->strict, false);
+		else
+			f = txn_commit_call(v, &t);
 		if (f == VPMU_FAULT_STRICT) {
 			/* Strict mode refuses what breaks a rule; the SBI's word for a
 			 * refused request is DENIED. */

@@ -189,12 +189,6 @@ void vpmu_ht_sync(struct vpmu_vcpu *v, bool fold_all);
 void vpmu_state_set_control(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 /* Install ctl with perfctr's suspend and resume around it (a running vCPU). */
 void vpmu_state_install(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
-/* One counter joins the control as i-mode (image sel, starting from start, the
- * value its base holds), or leaves it: the entry added where the derive puts
- * it or removed, and, switched in, the host writes perfctr's suspend and
- * resume make for that counter alone (vpmu_txn_add_counter). */
-void vpmu_state_add_imode(struct vpmu_vcpu *v, unsigned pmc, uint64_t sel, uint64_t start);
-void vpmu_state_drop(struct vpmu_vcpu *v, unsigned pmc);
 /* Move a running vCPU to ctl, which differs only in its globals (gates). */
 void vpmu_state_regate(struct vpmu_vcpu *v, const struct vpmu_ctl *ctl);
 /* perfctr write_control past the id check: every image that differs from the cache. */
@@ -301,6 +295,88 @@ static inline __attribute__((always_inline)) void vpmu_state_reprogram(struct vp
 	if (per_counter)
 		v->cache->id = ~0ull; /* what write_control records for an unhashed control */
 	else
+		vpmu_write_control_images(v);
+}
+
+/* One counter joins the control as i-mode (image sel, from value start), or
+ * leaves it: the entry added where the derive puts it or removed, and,
+ * switched in, the host writes perfctr's suspend and resume make for that
+ * counter alone (model.h vpmu_txn_add_counter).  Inline: they are most of an
+ * SBI counter_start or counter_stop (docs/performance.md). */
+/* The counter joins the i-mode entries in ascending counter order (the order
+ * of every derive that lists them so), with start as its value and ireset.
+ * Switched in, it is loaded as perfctr's
+ * iresume loads it (stopped first if its slot holds an image) and its image
+ * written as write_control would; switched out, the next resume loads it. */
+static inline __attribute__((always_inline)) void vpmu_state_add_imode(struct vpmu_vcpu *v,
+									unsigned pmc, uint64_t sel,
+									uint64_t start)
+{
+	struct vpmu_ctl *ctl = &v->ctl;
+	unsigned i = vpmu_ctl_n(ctl);
+	for (; i > ctl->nractrs && ctl->ctr[i - 1].pmc > pmc; i--) {
+		ctl->ctr[i] = ctl->ctr[i - 1];
+		v->counter[ctl->ctr[i].pmc].entry = (int8_t)i;
+	}
+	ctl->ctr[i] = (struct vpmu_ctl_ctr){ pmc, 0, sel, 0, start };
+	/* Its value (a counter in no entry reads its base); an HT sibling learns
+	 * of a load (vpmu_counter_set). */
+	if (__builtin_expect(v->core != NULL, 0) && vpmu_base(v, pmc) != start)
+		vpmu_counter_set(v, pmc, start);
+	else
+		vpmu_base_set(v, pmc, start);
+	ctl->nrictrs++;
+	struct vpmu_counter *c = &v->counter[pmc];
+	c->entry = (int8_t)i;
+	c->sum = 0;
+	c->event = VPMU_EVENT_UNRESOLVED;
+	v->id_valid = false;
+	if (v->cpu < 0) {
+		c->start = 0;
+		v->isuspend_cpu = -1;
+		return;
+	}
+	unsigned slot = vpmu_ctr_slot(v->model, pmc);
+	if (v->cache->ctrl[slot] != 0)
+		vpmu_host_write_ctrl(v, slot, 0);
+	vpmu_host_write_ctr(v, pmc, start);
+	c->start = start;
+	if (v->mops->ctrl_images)
+		vpmu_write_control_images(v);
+	else if (v->cache->ctrl[pmc] != sel)
+		vpmu_host_write_ctrl(v, pmc, sel);
+	v->cache->id = ~0ull;   /* what write_control records for an unhashed control */
+}
+
+/* The counter's count so far folded into its value, as perfctr's suspend takes
+ * it (an i-mode counter stopped first, after any overflow the host has not
+ * reported yet has landed), and its entry removed. */
+static inline __attribute__((always_inline)) void vpmu_state_drop(struct vpmu_vcpu *v, unsigned pmc)
+{
+	struct vpmu_ctl *ctl = &v->ctl;
+	struct vpmu_counter *c = &v->counter[pmc];
+	unsigned i = (unsigned)c->entry, n = vpmu_ctl_n(ctl);
+	bool imode = i >= ctl->nractrs;
+	if (v->cpu >= 0) {
+		if (imode) {
+			vpmu_land_overflows(v);
+			vpmu_host_write_ctrl(v, vpmu_ctr_slot(v->model, pmc), 0);
+		}
+		vpmu_counter_sample(v, pmc);
+		v->cache->id = ~0ull;
+	}
+	vpmu_counter_fold(v, pmc);
+	for (; i + 1 < n; i++) {
+		ctl->ctr[i] = ctl->ctr[i + 1];
+		v->counter[ctl->ctr[i].pmc].entry = (int8_t)i;
+	}
+	if (imode)
+		ctl->nrictrs--;
+	else
+		ctl->nractrs--;
+	c->entry = -1;
+	v->id_valid = false;
+	if (v->cpu >= 0 && v->mops->ctrl_images)
 		vpmu_write_control_images(v);
 }
 

@@ -92,14 +92,59 @@ static inline bool sbi_image_counts(uint64_t img)
  * raw events v2). */
 static inline unsigned sbi_version(const struct vpmu_pmu *p) { return p->version; }
 
+static inline unsigned sbi_idx_type(uint64_t idx) { return (unsigned)(idx >> 16) & 0xF; }
+static inline unsigned sbi_idx_code(uint64_t idx) { return (unsigned)idx & 0xFFFF; }
+
+/* Cache events: code = cache << 3 | op << 1 | result, cache L1D..NODE (0-6),
+ * op read/write/prefetch (0-2), result access/miss (0-1). */
+static inline bool sbi_cache_code_valid(unsigned code)
+{
+	return code >> 3 <= 6 && ((code >> 1) & 3) <= 2;
+}
+
 /* The counters that can count the event (type, code, data) at all, as a
  * mask; none for an event index the specification does not define.  A mask,
- * not a question per counter: counter_config_matching looks for the first
- * free one among them on every perf event a guest adds. */
-uint64_t sbi_event_counters(const struct vpmu_pmu *p, uint64_t event_idx, uint64_t data);
+ * not a question per counter, inline: counter_config_matching looks for the
+ * first free one among them on every perf event a guest adds. */
+static inline uint64_t sbi_event_counters(const struct vpmu_pmu *p, uint64_t idx, uint64_t data)
+{
+	(void)data;
+	if (idx >> 20)
+		return 0;
+	unsigned type = sbi_idx_type(idx), code = sbi_idx_code(idx);
+	/* cycle and instret count their one event; hpmcounters any. */
+	uint64_t hw = vpmu_width_mask(sbi_nr_hw(p)), hpm = hw & ~7ull;
+	switch (type) {
+	case SBI_TYPE_HW:
+		if (code < 1 || code > SBI_HW_GENERAL_MAX)
+			return 0;
+		return hpm | (code == SBI_HW_CYCLES ? 1ull << 0 : 0) |
+		       (code == SBI_HW_INSTRUCTIONS ? 1ull << 2 : 0);
+	case SBI_TYPE_CACHE:
+		return sbi_cache_code_valid(code) ? hpm : 0;
+	case SBI_TYPE_RAW:
+		return code == 0 ? hpm : 0;
+	case SBI_TYPE_RAW_V2:
+		return code == 0 && sbi_version(p) >= 3 ? hpm : 0;
+	case SBI_TYPE_FW:
+		return code < SBI_NR_FW ? vpmu_width_mask(p->nr_ctrs) & ~hw : 0;
+	default:
+		return 0;
+	}
+}
+
 /* The configuration image of an event for counter flags (config_matching's
  * flags 7:3 are the inhibit bits). */
-uint64_t sbi_config_image(uint64_t event_idx, uint64_t data, uint64_t flags);
+static inline uint64_t sbi_config_image(uint64_t idx, uint64_t data, uint64_t flags)
+{
+	uint64_t inh = ((flags >> 3) & 0x1F) << SBI_IMG_INH_SHIFT;
+	unsigned type = sbi_idx_type(idx);
+	if (type == SBI_TYPE_RAW || type == SBI_TYPE_RAW_V2)
+		return inh | (uint64_t)type << SBI_IMG_RAW_SHIFT |
+		       (data & (type == SBI_TYPE_RAW ? (1ull << 48) - 1 : SBI_IMG_DATA));
+	return inh | (idx & SBI_IMG_IDX);
+}
+
 
 long sbi_call(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu_txn *t,
 	      unsigned long fid, const uint64_t *args, uint64_t *value);

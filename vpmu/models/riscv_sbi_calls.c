@@ -32,17 +32,23 @@
  * rather than holding the vCPU in the library for a guest-chosen time. */
 #define EVENT_INFO_MAX  4096u
 
+/* The snapshot area is little-endian (SBI v2.0 "Snapshot shared memory"): one
+ * load or store on a little-endian host. */
 static inline uint64_t le64(const uint8_t *b)
 {
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
+	uint64_t v;
+	memcpy(&v, b, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
 	return v;
 }
 static inline void put_le64(uint8_t *b, uint64_t v)
 {
-	for (int i = 0; i < 8; i++, v >>= 8)
-		b[i] = (uint8_t)v;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(b, &v, sizeof(v));
 }
 
 static inline const struct vpmu_pmu *pmu_of(const struct vpmu_ctx *cx) { return cx->vm->pmu; }
@@ -83,8 +89,8 @@ static int match_counter(const struct vpmu_pmu *p, uint64_t set, uint64_t mapped
 	return free ? __builtin_ctzll(free) : -1;
 }
 
-static long config_matching(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a,
-			    uint64_t *value)
+static __attribute__((noinline)) long config_matching(const struct vpmu_pmu *p, struct vpmu_txn *t,
+						       const uint64_t *a, uint64_t *value)
 {
 	uint64_t base = a[0], mask = a[1], flags = a[2], idx = a[3], data = a[4], set;
 	if (!counter_set(p, base, mask, &set) || (flags & ~(uint64_t)CFG_VALID))
@@ -160,19 +166,13 @@ static void set_masks(const struct vpmu_pmu *p, struct vpmu_txn *t, uint64_t sta
 		vpmu_txn_add_counter(t, n, r->ctrl[n]);
 }
 
-static long counter_start(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
+/* A start of the counters of set (counter_idx_base base), loaded with init
+ * (SET_INIT_VALUE), with their values in the snapshot snap (INIT_SNAPSHOT),
+ * or as they are. */
+static __attribute__((noinline)) long start_counters(const struct vpmu_pmu *p, struct vpmu_txn *t,
+						      uint64_t base, uint64_t set, uint64_t flags,
+						      uint64_t init, const uint8_t *snap)
 {
-	uint64_t base = a[0], mask = a[1], flags = a[2], init = a[3], set;
-	if (!counter_set(p, base, mask, &set) || (flags & ~3ull) ||
-	    flags == (START_SET_INIT_VALUE | START_INIT_SNAPSHOT))
-		return VPMU_SBI_ERR_INVALID_PARAM;
-	uint8_t snap[SNAPSHOT_SIZE];
-	if (flags & START_INIT_SNAPSHOT) {
-		if (!snapshot_set(t))
-			return VPMU_SBI_ERR_NO_SHMEM;
-		if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, sizeof(snap)))
-			return VPMU_SBI_ERR_FAILED;
-	}
 	uint64_t mapped = misc(t, SBI_MISC_MAPPED), started = misc(t, SBI_MISC_STARTED);
 	uint64_t ovf = misc(t, SBI_MISC_OVERFLOWED);
 	long e = VPMU_SBI_SUCCESS;
@@ -200,21 +200,74 @@ static long counter_start(const struct vpmu_pmu *p, struct vpmu_txn *t, const ui
 	return e;
 }
 
-static long counter_stop(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
+/* The snapshot's part a call with counter_idx_base base over set uses: the
+ * overflow bitmap and the values up to the set's last counter. */
+static inline uint32_t snapshot_used(uint64_t base, uint64_t set)
+{
+	return 8u + 8u * (64u - (unsigned)__builtin_clzll(set) - (unsigned)base);
+}
+
+/* Out of line: the snapshot's buffer stays off the path of a start without it. */
+static __attribute__((noinline)) long start_from_snapshot(const struct vpmu_pmu *p,
+							   struct vpmu_txn *t, uint64_t base,
+							   uint64_t set)
+{
+	uint8_t snap[SNAPSHOT_SIZE];
+	if (!snapshot_set(t))
+		return VPMU_SBI_ERR_NO_SHMEM;
+	if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, snapshot_used(base, set)))
+		return VPMU_SBI_ERR_FAILED;
+	return start_counters(p, t, base, set, START_INIT_SNAPSHOT, 0, snap);
+}
+
+/* How the control changes when counter n alone starts (joins) or stops
+ * (leaves), the others' OF unchanged: a hardware counter that counts in some
+ * mode is its entry (set_masks); any other is in no control. */
+static inline void one_counter_moves(const struct vpmu_pmu *p, struct vpmu_txn *t, unsigned n,
+				     bool joins)
+{
+	uint64_t img = t->regs->ctrl[n];
+	if (n >= sbi_nr_hw(p) || !sbi_image_counts(img))
+		vpmu_txn_keep_control(t);
+	else if (joins)
+		vpmu_txn_add_counter(t, n, img);
+	else
+		vpmu_txn_drop_counter(t, n);
+}
+
+static __attribute__((noinline)) long counter_start(const struct vpmu_pmu *p, struct vpmu_txn *t,
+						     const uint64_t *a)
 {
 	uint64_t base = a[0], mask = a[1], flags = a[2], set;
-	if (!counter_set(p, base, mask, &set) || (flags & ~3ull))
+	if (!counter_set(p, base, mask, &set) || (flags & ~3ull) ||
+	    flags == (START_SET_INIT_VALUE | START_INIT_SNAPSHOT))
 		return VPMU_SBI_ERR_INVALID_PARAM;
-	bool take = flags & STOP_TAKE_SNAPSHOT;
-	uint8_t snap[SNAPSHOT_SIZE];
-	if (take) {
-		if (!snapshot_set(t))
-			return VPMU_SBI_ERR_NO_SHMEM;
-		if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, sizeof(snap)))
-			return VPMU_SBI_ERR_FAILED;
+	if (flags & START_INIT_SNAPSHOT)
+		return start_from_snapshot(p, t, base, set);
+	/* Linux starts one configured, stopped counter at a time (riscv_pmu_sbi
+	 * pmu_sbi_ctr_start): start_counters' case in a few instructions. */
+	const uint64_t *m = t->regs->misc;
+	if (!(set & (set - 1)) && (m[SBI_MISC_MAPPED] & ~m[SBI_MISC_STARTED] & set)) {
+		unsigned n = (unsigned)__builtin_ctzll(set);
+		vpmu_txn_set_misc(t, SBI_MISC_STARTED, m[SBI_MISC_STARTED] | set);
+		if (m[SBI_MISC_OVERFLOWED] & set)
+			vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, m[SBI_MISC_OVERFLOWED] & ~set);
+		if (flags & START_SET_INIT_VALUE)
+			vpmu_txn_set_ctr(t, n, a[3]);
+		one_counter_moves(p, t, n, true);
+		return VPMU_SBI_SUCCESS;
 	}
+	return start_counters(p, t, base, set, flags, a[3], NULL);
+}
+
+/* A stop of the counters of set; with snap (TAKE_SNAPSHOT), their values and
+ * overflows written into it, relative to base. */
+static __attribute__((noinline)) long stop_counters(const struct vpmu_pmu *p, struct vpmu_txn *t,
+						     uint64_t base, uint64_t set, uint64_t flags,
+						     uint8_t *snap)
+{
 	uint64_t mapped = misc(t, SBI_MISC_MAPPED), started = misc(t, SBI_MISC_STARTED);
-	uint64_t ovf = misc(t, SBI_MISC_OVERFLOWED), ovf_snap = take ? le64(snap) : 0;
+	uint64_t ovf = misc(t, SBI_MISC_OVERFLOWED), ovf_snap = snap ? le64(snap) : 0;
 	long e = VPMU_SBI_SUCCESS;
 	for (uint64_t b = set; b; b &= b - 1) {
 		unsigned n = (unsigned)__builtin_ctzll(b), i = (unsigned)(n - base);
@@ -226,7 +279,7 @@ static long counter_stop(const struct vpmu_pmu *p, struct vpmu_txn *t, const uin
 		if (!(started & bit))
 			e = VPMU_SBI_ERR_ALREADY_STOPPED;
 		started &= ~bit;
-		if (take) {
+		if (snap) {
 			put_le64(snap + 8 + 8 * i, vpmu_txn_ctr(t, n));
 			if (ovf & bit)
 				ovf_snap |= 1ull << i;
@@ -240,14 +293,55 @@ static long counter_stop(const struct vpmu_pmu *p, struct vpmu_txn *t, const uin
 		}
 	}
 	set_masks(p, t, started, mapped, ovf);
-	if (take) {
+	if (snap) {
 		put_le64(snap, ovf_snap);
-		if (vpmu_txn_guest_write(t, misc(t, SBI_MISC_SHMEM), snap, sizeof(snap)))
+		if (vpmu_txn_guest_write(t, misc(t, SBI_MISC_SHMEM), snap, snapshot_used(base, set)))
 			return VPMU_SBI_ERR_FAILED;
 	}
 	if (e != VPMU_SBI_SUCCESS)
 		vpmu_txn_commit_on_error(t);
 	return e;
+}
+
+/* Out of line, as start_from_snapshot.  Only the part of the area the set
+ * uses is read and written back: the rest stays as the guest left it, which a
+ * whole-area copy would write unchanged. */
+static __attribute__((noinline)) long stop_to_snapshot(const struct vpmu_pmu *p,
+							struct vpmu_txn *t, uint64_t base,
+							uint64_t set, uint64_t flags)
+{
+	uint8_t snap[SNAPSHOT_SIZE];
+	if (!snapshot_set(t))
+		return VPMU_SBI_ERR_NO_SHMEM;
+	if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, snapshot_used(base, set)))
+		return VPMU_SBI_ERR_FAILED;
+	return stop_counters(p, t, base, set, flags, snap);
+}
+
+static __attribute__((noinline)) long counter_stop(const struct vpmu_pmu *p, struct vpmu_txn *t,
+						    const uint64_t *a)
+{
+	uint64_t base = a[0], mask = a[1], flags = a[2], set;
+	if (!counter_set(p, base, mask, &set) || (flags & ~3ull))
+		return VPMU_SBI_ERR_INVALID_PARAM;
+	if (flags & STOP_TAKE_SNAPSHOT)
+		return stop_to_snapshot(p, t, base, set, flags);
+	/* One started counter (riscv_pmu_sbi pmu_sbi_ctr_stop), as start's. */
+	const uint64_t *m = t->regs->misc;
+	if (!(set & (set - 1)) && (m[SBI_MISC_MAPPED] & m[SBI_MISC_STARTED] & set)) {
+		unsigned n = (unsigned)__builtin_ctzll(set);
+		if (flags & STOP_RESET) {
+			/* Released: unconfigured, its overflow forgotten. */
+			vpmu_txn_set_misc(t, SBI_MISC_MAPPED, m[SBI_MISC_MAPPED] & ~set);
+			if (m[SBI_MISC_OVERFLOWED] & set)
+				vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED,
+						  m[SBI_MISC_OVERFLOWED] & ~set);
+		}
+		vpmu_txn_set_misc(t, SBI_MISC_STARTED, m[SBI_MISC_STARTED] & ~set);
+		one_counter_moves(p, t, n, false);
+		return VPMU_SBI_SUCCESS;
+	}
+	return stop_counters(p, t, base, set, flags, NULL);
 }
 
 static long fw_read(const struct vpmu_pmu *p, struct vpmu_txn *t, uint64_t n, bool hi,
@@ -260,7 +354,7 @@ static long fw_read(const struct vpmu_pmu *p, struct vpmu_txn *t, uint64_t n, bo
 	return VPMU_SBI_SUCCESS;
 }
 
-static long snapshot_set_shmem(struct vpmu_txn *t, const uint64_t *a)
+static __attribute__((noinline)) long snapshot_set_shmem(struct vpmu_txn *t, const uint64_t *a)
 {
 	uint64_t lo = a[0], hi = a[1], flags = a[2];
 	if (!vpmu_txn_has_guest_memory(t))
@@ -287,7 +381,8 @@ static long snapshot_set_shmem(struct vpmu_txn *t, const uint64_t *a)
 	return VPMU_SBI_SUCCESS;
 }
 
-static long event_get_info(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a)
+static __attribute__((noinline)) long event_get_info(const struct vpmu_pmu *p,
+						      struct vpmu_txn *t, const uint64_t *a)
 {
 	uint64_t lo = a[0], hi = a[1], num = a[2], flags = a[3];
 	if (!vpmu_txn_has_guest_memory(t))
@@ -318,6 +413,8 @@ static long event_get_info(const struct vpmu_pmu *p, struct vpmu_txn *t, const u
 	return VPMU_SBI_SUCCESS;
 }
 
+/* The dispatch: each function's handler out of line, so that the dispatch is
+ * a jump to it (a call's cost is its handler's: docs/performance.md). */
 long sbi_call(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu_txn *t,
 	      unsigned long fid, const uint64_t *a, uint64_t *value)
 {
