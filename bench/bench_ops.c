@@ -339,7 +339,8 @@ __attribute__((noinline)) static void op_restore(struct bench *b, uint64_t i)
 		die("restore");
 }
 
-/* decode: the table measured, and the images of Sapphire Rapids' events. */
+/* decode: the table measured, and the images of Sapphire Rapids' events (the
+ * SBI table's own events: decode_setup). */
 static const struct vpmu_event_table *decode_table;
 static uint64_t decode_image[4096], decode_aux[4096];
 static unsigned nr_decode;
@@ -361,6 +362,16 @@ static void decode_setup(const struct vpmu_event_table *t)
 	const struct vpmu_event_table *spr = &vpmu_events_sapphirerapids;
 	decode_table = t;
 	nr_decode = 0;
+	if (!strcmp(t->pmu, "riscv-sbi")) {
+		/* No x86 event select is an SBI event index: the SBI table decodes
+		 * what its model looks up, every event's index (riscv_sbi.c
+		 * sbi_key), as a guest's configurations give them. */
+		for (unsigned i = 0; i < t->nr && nr_decode < 4096; i++) {
+			decode_image[nr_decode] = t->ev[i].key;
+			decode_aux[nr_decode++] = 0;
+		}
+		return;
+	}
 	for (unsigned i = 0; i < spr->nr && nr_decode < 4096; i++) {
 		if (!spr->ev[i].counters)
 			continue;   /* a fixed counter's pseudo-encoding */
