@@ -14,9 +14,13 @@
 #   - perf record -e cycles -c PERIOD takes its samples through the counter
 #     overflow interrupt (LCOFI, IRQ 13) and perf report puts the 6:3:1
 #     workload's functions in that order;
-#   - vpmu-run's accounting at exit: the PMIs it raised are at least the
-#     LCOFIs the guest took; in strict mode every refusal is named by the
-#     rule it enforces, and the driver still counts and samples.
+#   - on two harts (vpmu-run --vcpus 2), both come up, perf stat -a -A
+#     counts each one's pinned loop on its own counters and perf record -a
+#     takes the overflow interrupt on both;
+#   - vpmu-run's accounting at exit: the PMIs it raised (the VM's total) are
+#     at least the LCOFIs the guest took on all its harts; in strict mode
+#     every refusal is named by the rule it enforces, and the driver still
+#     counts and samples.
 # One L1 boot runs the L2 boots (a script of vpmu-run calls); a boot the
 # tier broke (a timeout, kvm-env's own failure, no output from the guest)
 # is run again once in a second L1 boot, never one that ran and saw a
@@ -47,6 +51,7 @@ cases_of() {
 		probe) c=$((c + 4)) ;;
 		stat) c=$((c + 5)) ;;
 		record) c=$((c + 4)) ;;
+		smp) c=$((c + 4)) ;;
 		esac
 	done
 	echo $c
@@ -86,7 +91,7 @@ fi
 
 # ---- the boots ------------------------------------------------------------------
 # NAME:OPTIONS:CHECKS (OPTIONS: vpmu-run's, commas for blanks)
-BOOTS="default::probe,stat,record strict:--strict:probe,stat,record"
+BOOTS="default::probe,stat,record strict:--strict:probe,stat,record smp:--vcpus,2:probe,smp"
 cmdline="earlycon=sbi keep_bootcon printk.devkmsg=on panic=-1 rdinit=/init"
 ib=$(basename "$cpio") kb=$(basename "$kernel")
 l1script() { # SPECS...: the L1's script, one vpmu-run call each
@@ -152,8 +157,8 @@ guest() { # NAME CHECKS: the guest's own cases, then that it ran them all
 	grep -aq "VPMU done passed $want failed 0\$" "$tmp/$1.out"
 	ok $? "$1: the /init ran $2 to the end, $want cases, none failed ($(grep -a 'VPMU done' "$tmp/$1.out" | sed 's/.*VPMU done/VPMU done/' || echo 'no "VPMU done" line'))" "$tmp/$1.out"
 }
-num() { # NAME KEY: the accounting's KEY=N
-	sed -n "s/.*[ ,]$2=\\([0-9]*\\).*/\\1/p" "$tmp/$1.out" | head -n 1
+num() { # NAME KEY: the accounting's KEY=N, the VM's total (every vCPU's)
+	sed -n "/^ *VM total\$/,\$ s/.*[ ,]$2=\\([0-9]*\\).*/\\1/p" "$tmp/$1.out" | head -n 1
 }
 
 for b in $BOOTS; do
@@ -183,7 +188,10 @@ for b in $BOOTS; do
 	ok $? "$name: the driver counts the model's counters: firmware,hardware expected $WANT_COUNTERS, saw ${seen:-no probe line}" "$f"
 	# the accounting (vpmu-run at exit, stderr)
 	pmis=$(num "$name" pmis)
-	irq=$(sed -n 's/.*VPMU info record: *[0-9]*: *\([0-9]*\) .*riscv-pmu.*/\1/p' "$f" | tail -n 1)
+	# IRQ 13's line of /proc/interrupts after the last sampling check: the
+	# LCOFIs the guest took, summed over its harts
+	irq=$(sed -n 's/.*VPMU info [a-z]*: *[0-9]*: *\([0-9 ]*\) .*riscv-pmu.*/\1/p' "$f" | tail -n 1 |
+		awk 'NF { s = 0; for (i = 1; i <= NF; i++) s += $i; print s }')
 	[ -n "$irq" ] && [ -n "$pmis" ] && [ "$irq" -gt 0 ] && [ "$pmis" -ge "$irq" ]
 	ok $? "$name: the accounting's PMIs are at least the LCOFIs the guest took (pmis=${pmis:-none}, IRQ 13: ${irq:-none})" "$f"
 	refused=$(num "$name" strict-refusals)
