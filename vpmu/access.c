@@ -316,6 +316,20 @@ static inline bool membership_needs_derive(const struct vpmu_vcpu *v, const stru
 	       (t->ctr_mask & ~(add ? 1ull << pmc : 0)) || (v->counter[pmc].entry >= 0) == add;
 }
 
+/* Step 3 of both moves: the broken rules recorded, and in strict mode the
+ * transaction refused (its registers put back). */
+static inline bool membership_refused(struct vpmu_vcpu *v, struct vpmu_txn *t, uint32_t viol,
+				      bool strict)
+{
+	if (!viol)
+		return false;
+	record_violations(v, viol);
+	if (!strict)
+		return false;
+	txn_undo(t);
+	return true;
+}
+
 /* The rest of both moves: an HT sibling told, PowerPC's level rechecked. */
 static inline void membership_done(struct vpmu_vcpu *v, bool host, bool add)
 {
@@ -328,48 +342,47 @@ static inline void membership_done(struct vpmu_vcpu *v, bool host, bool add)
 		vpmu_msb_level_check(v);
 }
 
+/* One move, add or drop; each has its own out-of-line copy below (a constant
+ * add), so that neither carries the other's registers. */
+static inline __attribute__((always_inline)) enum vpmu_fault txn_move(struct vpmu_vcpu *v,
+								     struct vpmu_txn *t,
+								     uint32_t viol, bool strict,
+								     bool host, bool add)
+{
+	unsigned pmc = t->member_pmc % VPMU_MAX_CTRS;
+	if (membership_needs_derive(v, t, pmc, add))
+		return txn_install_out_of_line(v, t, viol, strict, host);
+	uint64_t start = 0;
+	if (add) {
+		start = t->ctr_mask ? t->ctr_val[pmc] & v->counter[pmc].width_mask
+				    : vpmu_base(v, pmc);
+		/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
+		if (!host && v->vm->ireset_rule >= 0 &&
+		    ((int32_t)(uint32_t)start >= 0) != !!(v->model->caps & VPMU_CAP_OVF_ON_MSB))
+			viol |= 1u << v->vm->ireset_rule;
+	}
+	if (membership_refused(v, t, viol, strict))
+		return VPMU_FAULT_STRICT;
+	if (add)
+		vpmu_state_add_imode(v, pmc, t->retarget_sel, start);
+	else
+		vpmu_state_drop(v, pmc);
+	membership_done(v, host, add);
+	return VPMU_FAULT_NONE;
+}
+
 static __attribute__((noinline)) enum vpmu_fault txn_add_counter(struct vpmu_vcpu *v,
 								  struct vpmu_txn *t, uint32_t viol,
 								  bool strict, bool host)
 {
-	unsigned pmc = t->member_pmc % VPMU_MAX_CTRS;
-	if (membership_needs_derive(v, t, pmc, true))
-		return txn_install_out_of_line(v, t, viol, strict, host);
-	uint64_t start = t->ctr_mask ? t->ctr_val[pmc] & v->counter[pmc].width_mask
-				     : vpmu_base(v, pmc);
-	/* perfctr compares ireset as a signed 32-bit int (check_ireset). */
-	if (!host && v->vm->ireset_rule >= 0 &&
-	    ((int32_t)(uint32_t)start >= 0) != !!(v->model->caps & VPMU_CAP_OVF_ON_MSB))
-		viol |= 1u << v->vm->ireset_rule;
-	if (viol) {
-		record_violations(v, viol);
-		if (strict) {
-			txn_undo(t);
-			return VPMU_FAULT_STRICT;
-		}
-	}
-	vpmu_state_add_imode(v, pmc, t->retarget_sel, start);
-	membership_done(v, host, true);
-	return VPMU_FAULT_NONE;
+	return txn_move(v, t, viol, strict, host, true);
 }
 
 static __attribute__((noinline)) enum vpmu_fault txn_drop_counter(struct vpmu_vcpu *v,
 								   struct vpmu_txn *t, uint32_t viol,
 								   bool strict, bool host)
 {
-	unsigned pmc = t->member_pmc % VPMU_MAX_CTRS;
-	if (membership_needs_derive(v, t, pmc, false))
-		return txn_install_out_of_line(v, t, viol, strict, host);
-	if (viol) {
-		record_violations(v, viol);
-		if (strict) {
-			txn_undo(t);
-			return VPMU_FAULT_STRICT;
-		}
-	}
-	vpmu_state_drop(v, pmc);
-	membership_done(v, host, false);
-	return VPMU_FAULT_NONE;
+	return txn_move(v, t, viol, strict, host, false);
 }
 
 static inline enum vpmu_fault txn_membership(struct vpmu_vcpu *v, struct vpmu_txn *t,
