@@ -298,16 +298,16 @@ static inline __attribute__((always_inline)) void vpmu_state_reprogram(struct vp
 		vpmu_write_control_images(v);
 }
 
-/* One counter joins the control as i-mode (image sel, from value start), or
- * leaves it: the entry added where the derive puts it or removed, and,
- * switched in, the host writes perfctr's suspend and resume make for that
- * counter alone (model.h vpmu_txn_add_counter).  Inline: they are most of an
- * SBI counter_start or counter_stop (docs/performance.md). */
-/* The counter joins the i-mode entries in ascending counter order (the order
- * of every derive that lists them so), with start as its value and ireset.
- * Switched in, it is loaded as perfctr's
- * iresume loads it (stopped first if its slot holds an image) and its image
- * written as write_control would; switched out, the next resume loads it. */
+/* One counter joins the control as i-mode, or leaves it, and nothing else
+ * changes (model.h vpmu_txn_add_counter): the host writes perfctr's suspend
+ * and resume would make, for that counter alone.  Inline: they are most of an
+ * SBI counter_start or counter_stop (docs/performance.md).
+ *
+ * A joining counter takes its place among the i-mode entries in ascending
+ * counter order (the order of every derive that lists them so), with start as
+ * its value and ireset.  Switched in, it is loaded as perfctr's iresume loads
+ * it (stopped first unless the cache shows it stopped) and its image written
+ * as write_control would; switched out, the next resume loads it. */
 static inline __attribute__((always_inline)) void vpmu_state_add_imode(struct vpmu_vcpu *v,
 									unsigned pmc, uint64_t sel,
 									uint64_t start)

@@ -15,6 +15,8 @@
  */
 #ifndef VPMU_MODELS_RISCV_SBI_H
 #define VPMU_MODELS_RISCV_SBI_H
+#include <string.h>
+
 #include "../model.h"
 
 #define SBI_CSR_CYCLE     0xC00u        /* hardware counter i reads CSR 0xC00 + i */
@@ -145,6 +147,32 @@ static inline uint64_t sbi_config_image(uint64_t idx, uint64_t data, uint64_t fl
 	return inh | (idx & SBI_IMG_IDX);
 }
 
+/* The snapshot area (v2.0 "Snapshot shared memory"): a u64 overflow bitmap,
+ * then u64 counter values, indexed relative to the call's counter_idx_base. */
+#define SBI_SNAPSHOT_SIZE (8u + 64u * 8u)
+
+/* The snapshot area is little-endian (SBI v2.0 "Snapshot shared memory"): one
+ * load or store on a little-endian host. */
+static inline uint64_t sbi_le64(const uint8_t *b)
+{
+	uint64_t v;
+	memcpy(&v, b, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+static inline void sbi_put_le64(uint8_t *b, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(b, &v, sizeof(v));
+}
+
+/* The functions of guest memory (riscv_sbi_shmem.c): FID 7 and FID 8. */
+long sbi_snapshot_set_shmem(struct vpmu_txn *t, const uint64_t *a);
+long sbi_event_get_info(const struct vpmu_pmu *p, struct vpmu_txn *t, const uint64_t *a);
 
 long sbi_call(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu_txn *t,
 	      unsigned long fid, const uint64_t *args, uint64_t *value);

@@ -2,15 +2,14 @@
 /*
  * The SBI PMU extension's functions (RISC-V SBI specification v2.0, chapter
  * "Performance Monitoring Unit Extension", FIDs 0-7; v3.0 adds FID 8), one
- * handler each, with the specification's error for each invalid argument.
+ * handler each, with the specification's error for each invalid argument;
+ * the two whose arguments are guest memory are in riscv_sbi_shmem.c.
  * Where the specification leaves a choice, the model answers as KVM RISC-V
  * does (arch/riscv/kvm/vcpu_pmu.c), since that is the SBI implementation a
  * guest of a Linux host meets; docs/models/riscv-sbi.md lists the choices.
  * RV64: a0-a5 are 64 bits, the upper halves (fw_read_hi, a *_hi address)
  * are zero.
  */
-#include <string.h>
-
 #include "riscv_sbi.h"
 
 /* config_matching flags (SBI v2.0 "Counter config matching") */
@@ -23,34 +22,6 @@
 #define START_INIT_SNAPSHOT  0x2u
 #define STOP_RESET           0x1u
 #define STOP_TAKE_SNAPSHOT   0x2u
-/* The snapshot area (v2.0 "Snapshot shared memory"): a u64 overflow bitmap,
- * then u64 counter values, indexed relative to the call's counter_idx_base. */
-#define SNAPSHOT_SIZE (8u + 64u * 8u)
-/* event_get_info (v3.0): {u32 event_idx, u32 output, u64 event_data} entries */
-#define EVENT_INFO_SIZE 16u
-/* The most entries one event_get_info call handles: past it the call fails
- * rather than holding the vCPU in the library for a guest-chosen time. */
-#define EVENT_INFO_MAX  4096u
-
-/* The snapshot area is little-endian (SBI v2.0 "Snapshot shared memory"): one
- * load or store on a little-endian host. */
-static inline uint64_t le64(const uint8_t *b)
-{
-	uint64_t v;
-	memcpy(&v, b, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-static inline void put_le64(uint8_t *b, uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	memcpy(b, &v, sizeof(v));
-}
-
 static inline const struct vpmu_pmu *pmu_of(const struct vpmu_ctx *cx) { return cx->vm->pmu; }
 static inline uint64_t misc(const struct vpmu_txn *t, unsigned k) { return t->regs->misc[k]; }
 
@@ -192,7 +163,7 @@ static __attribute__((noinline)) long start_counters(const struct vpmu_pmu *p, s
 		if (flags & START_SET_INIT_VALUE)
 			vpmu_txn_set_ctr(t, n, init);
 		else if (flags & START_INIT_SNAPSHOT)
-			vpmu_txn_set_ctr(t, n, le64(snap + 8 + 8 * (n - base)));
+			vpmu_txn_set_ctr(t, n, sbi_le64(snap + 8 + 8 * (n - base)));
 	}
 	set_masks(p, t, started, mapped, ovf);
 	if (e != VPMU_SBI_SUCCESS)
@@ -212,7 +183,7 @@ static __attribute__((noinline)) long start_from_snapshot(const struct vpmu_pmu 
 							   struct vpmu_txn *t, uint64_t base,
 							   uint64_t set)
 {
-	uint8_t snap[SNAPSHOT_SIZE];
+	uint8_t snap[SBI_SNAPSHOT_SIZE];
 	if (!snapshot_set(t))
 		return VPMU_SBI_ERR_NO_SHMEM;
 	if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, snapshot_used(base, set)))
@@ -267,7 +238,7 @@ static __attribute__((noinline)) long stop_counters(const struct vpmu_pmu *p, st
 						     uint8_t *snap)
 {
 	uint64_t mapped = misc(t, SBI_MISC_MAPPED), started = misc(t, SBI_MISC_STARTED);
-	uint64_t ovf = misc(t, SBI_MISC_OVERFLOWED), ovf_snap = snap ? le64(snap) : 0;
+	uint64_t ovf = misc(t, SBI_MISC_OVERFLOWED), ovf_snap = snap ? sbi_le64(snap) : 0;
 	long e = VPMU_SBI_SUCCESS;
 	for (uint64_t b = set; b; b &= b - 1) {
 		unsigned n = (unsigned)__builtin_ctzll(b), i = (unsigned)(n - base);
@@ -280,7 +251,7 @@ static __attribute__((noinline)) long stop_counters(const struct vpmu_pmu *p, st
 			e = VPMU_SBI_ERR_ALREADY_STOPPED;
 		started &= ~bit;
 		if (snap) {
-			put_le64(snap + 8 + 8 * i, vpmu_txn_ctr(t, n));
+			sbi_put_le64(snap + 8 + 8 * i, vpmu_txn_ctr(t, n));
 			if (ovf & bit)
 				ovf_snap |= 1ull << i;
 		}
@@ -294,7 +265,7 @@ static __attribute__((noinline)) long stop_counters(const struct vpmu_pmu *p, st
 	}
 	set_masks(p, t, started, mapped, ovf);
 	if (snap) {
-		put_le64(snap, ovf_snap);
+		sbi_put_le64(snap, ovf_snap);
 		if (vpmu_txn_guest_write(t, misc(t, SBI_MISC_SHMEM), snap, snapshot_used(base, set)))
 			return VPMU_SBI_ERR_FAILED;
 	}
@@ -310,7 +281,7 @@ static __attribute__((noinline)) long stop_to_snapshot(const struct vpmu_pmu *p,
 							struct vpmu_txn *t, uint64_t base,
 							uint64_t set, uint64_t flags)
 {
-	uint8_t snap[SNAPSHOT_SIZE];
+	uint8_t snap[SBI_SNAPSHOT_SIZE];
 	if (!snapshot_set(t))
 		return VPMU_SBI_ERR_NO_SHMEM;
 	if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, snapshot_used(base, set)))
@@ -354,65 +325,6 @@ static long fw_read(const struct vpmu_pmu *p, struct vpmu_txn *t, uint64_t n, bo
 	return VPMU_SBI_SUCCESS;
 }
 
-static __attribute__((noinline)) long snapshot_set_shmem(struct vpmu_txn *t, const uint64_t *a)
-{
-	uint64_t lo = a[0], hi = a[1], flags = a[2];
-	if (!vpmu_txn_has_guest_memory(t))
-		return VPMU_SBI_ERR_NOT_SUPPORTED;
-	if (flags)
-		return VPMU_SBI_ERR_INVALID_PARAM;
-	if (lo == ~0ull && hi == ~0ull) {
-		vpmu_txn_set_misc(t, SBI_MISC_SHMEM, SBI_SHMEM_NONE);
-		return VPMU_SBI_SUCCESS;
-	}
-	if (lo & 0xFFF)
-		return VPMU_SBI_ERR_INVALID_PARAM;
-	if (hi)
-		return VPMU_SBI_ERR_INVALID_ADDRESS;
-	/* The area starts zeroed (KVM RISC-V writes its zeroed copy); the read
-	 * proves the VMM's memory is there before the call commits. */
-	uint8_t zero[SNAPSHOT_SIZE];
-	if (vpmu_txn_guest_read(t, lo, zero, sizeof(zero)))
-		return VPMU_SBI_ERR_INVALID_ADDRESS;
-	memset(zero, 0, sizeof(zero));
-	if (vpmu_txn_guest_write(t, lo, zero, sizeof(zero)))
-		return VPMU_SBI_ERR_FAILED;
-	vpmu_txn_set_misc(t, SBI_MISC_SHMEM, lo);
-	return VPMU_SBI_SUCCESS;
-}
-
-static __attribute__((noinline)) long event_get_info(const struct vpmu_pmu *p,
-						      struct vpmu_txn *t, const uint64_t *a)
-{
-	uint64_t lo = a[0], hi = a[1], num = a[2], flags = a[3];
-	if (!vpmu_txn_has_guest_memory(t))
-		return VPMU_SBI_ERR_NOT_SUPPORTED;
-	if (flags || (lo & (EVENT_INFO_SIZE - 1)) || !num)
-		return VPMU_SBI_ERR_INVALID_PARAM;
-	if (hi)
-		return VPMU_SBI_ERR_INVALID_ADDRESS;
-	if (num > EVENT_INFO_MAX)
-		return VPMU_SBI_ERR_FAILED;
-	/* Read every entry first, so that a table that runs off guest memory is
-	 * refused before any entry changes. */
-	uint8_t probe[EVENT_INFO_SIZE];
-	for (uint64_t i = 0; i < num; i++)
-		if (vpmu_txn_guest_read(t, lo + i * EVENT_INFO_SIZE, probe, sizeof(probe)))
-			return VPMU_SBI_ERR_INVALID_ADDRESS;
-	for (uint64_t i = 0; i < num; i++) {
-		uint8_t e[EVENT_INFO_SIZE];
-		uint64_t at = lo + i * EVENT_INFO_SIZE;
-		if (vpmu_txn_guest_read(t, at, e, sizeof(e)))
-			return VPMU_SBI_ERR_INVALID_ADDRESS;
-		uint32_t idx = (uint32_t)le64(e);
-		bool ok = sbi_event_counters(p, idx, le64(e + 8)) != 0;
-		e[4] = ok, e[5] = e[6] = e[7] = 0;      /* output: bit 0, supported */
-		if (vpmu_txn_guest_write_now(t, at, e, sizeof(e)))
-			return VPMU_SBI_ERR_INVALID_ADDRESS;
-	}
-	return VPMU_SBI_SUCCESS;
-}
-
 /* The dispatch: each function's handler out of line, so that the dispatch is
  * a jump to it (a call's cost is its handler's: docs/performance.md). */
 long sbi_call(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu_txn *t,
@@ -438,9 +350,9 @@ long sbi_call(const struct vpmu_model *m, const struct vpmu_ctx *cx, struct vpmu
 	case VPMU_SBI_PMU_COUNTER_FW_READ_HI:
 		return v >= 2 ? fw_read(p, t, a[0], true, value) : VPMU_SBI_ERR_NOT_SUPPORTED;
 	case VPMU_SBI_PMU_SNAPSHOT_SET_SHMEM:
-		return v >= 2 ? snapshot_set_shmem(t, a) : VPMU_SBI_ERR_NOT_SUPPORTED;
+		return v >= 2 ? sbi_snapshot_set_shmem(t, a) : VPMU_SBI_ERR_NOT_SUPPORTED;
 	case VPMU_SBI_PMU_EVENT_GET_INFO:
-		return v >= 3 ? event_get_info(p, t, a) : VPMU_SBI_ERR_NOT_SUPPORTED;
+		return v >= 3 ? sbi_event_get_info(p, t, a) : VPMU_SBI_ERR_NOT_SUPPORTED;
 	default:
 		return VPMU_SBI_ERR_NOT_SUPPORTED;
 	}
