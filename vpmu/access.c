@@ -302,13 +302,11 @@ static __attribute__((noinline)) enum vpmu_fault txn_install_out_of_line(struct 
 
 /* A transaction that adds or drops one counter of the control
  * (vpmu_txn_add_counter, vpmu_txn_drop_counter): that entry alone, checked
- * and installed in place.  What the in-place move cannot judge or do takes the
- * full derive: a model with cross-register rules (check_control, which judges
- * a whole control), no overflow interrupt (an i-mode counter would count as
- * a-mode), a counter loaded other than the one that joins, or a hint the
- * control contradicts. */
-/* What the in-place move of counter pmc cannot judge or do (the comment
- * above): true when the transaction takes the full derive instead. */
+ * and installed in place.  True when the move cannot be judged or done in
+ * place and takes the full derive: a model with cross-register rules
+ * (check_control, which judges a whole control), no overflow interrupt (an
+ * i-mode counter would count as a-mode), a counter loaded other than the one
+ * that joins, or a hint the control contradicts. */
 static inline bool membership_needs_derive(const struct vpmu_vcpu *v, const struct vpmu_txn *t,
 					   unsigned pmc, bool add)
 {

@@ -109,6 +109,21 @@ static bool snapshot_set(const struct vpmu_txn *t)
 	return misc(t, SBI_MISC_SHMEM) != SBI_SHMEM_NONE;
 }
 
+/* How the control changes when counter n alone starts (joins) or stops
+ * (leaves), the others' OF unchanged: a hardware counter that counts in some
+ * mode is its entry (set_masks); any other is in no control. */
+static inline void one_counter_moves(const struct vpmu_pmu *p, struct vpmu_txn *t, unsigned n,
+				     bool joins)
+{
+	uint64_t img = t->regs->ctrl[n];
+	if (n >= sbi_nr_hw(p) || !sbi_image_counts(img))
+		vpmu_txn_keep_control(t);
+	else if (joins)
+		vpmu_txn_add_counter(t, n, img);
+	else
+		vpmu_txn_drop_counter(t, n);
+}
+
 /* Stage the masks a start or stop leaves, and say how the control changes
  * (riscv_sbi.c sbi_derive: the started, configured hardware counters that
  * count in some mode, i-mode until they overflow): not at all when the same
@@ -128,13 +143,13 @@ static void set_masks(const struct vpmu_pmu *p, struct vpmu_txn *t, uint64_t sta
 	vpmu_txn_set_misc(t, SBI_MISC_OVERFLOWED, ovf);
 	if (!of_same || (moved & (moved - 1)))
 		return;   /* the full derive */
-	unsigned n = moved ? (unsigned)__builtin_ctzll(moved) : 0;
-	if (!moved || !sbi_image_counts(r->ctrl[n]))
-		vpmu_txn_keep_control(t);   /* a counter that counts in no mode is in no control */
-	else if (!((now >> n) & 1))
-		vpmu_txn_drop_counter(t, n);
-	else if (!((ovf >> n) & 1))
-		vpmu_txn_add_counter(t, n, r->ctrl[n]);
+	if (!moved) {
+		vpmu_txn_keep_control(t);
+		return;
+	}
+	/* One counter moved; one that joins was started, so its OF is clear. */
+	unsigned n = (unsigned)__builtin_ctzll(moved);
+	one_counter_moves(p, t, n, (now >> n) & 1);
 }
 
 /* A start of the counters of set (counter_idx_base base), loaded with init
@@ -189,21 +204,6 @@ static __attribute__((noinline)) long start_from_snapshot(const struct vpmu_pmu 
 	if (vpmu_txn_guest_read(t, misc(t, SBI_MISC_SHMEM), snap, snapshot_used(base, set)))
 		return VPMU_SBI_ERR_FAILED;
 	return start_counters(p, t, base, set, START_INIT_SNAPSHOT, 0, snap);
-}
-
-/* How the control changes when counter n alone starts (joins) or stops
- * (leaves), the others' OF unchanged: a hardware counter that counts in some
- * mode is its entry (set_masks); any other is in no control. */
-static inline void one_counter_moves(const struct vpmu_pmu *p, struct vpmu_txn *t, unsigned n,
-				     bool joins)
-{
-	uint64_t img = t->regs->ctrl[n];
-	if (n >= sbi_nr_hw(p) || !sbi_image_counts(img))
-		vpmu_txn_keep_control(t);
-	else if (joins)
-		vpmu_txn_add_counter(t, n, img);
-	else
-		vpmu_txn_drop_counter(t, n);
 }
 
 static __attribute__((noinline)) long counter_start(const struct vpmu_pmu *p, struct vpmu_txn *t,
